@@ -1,0 +1,82 @@
+package dev.critpath.core.event;
+
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * One TCP packet seen by one sensor: the record of schemas/packet-event.schema.json.
+ * Optional numeric fields hold {@link #ABSENT} when the packet does not carry them.
+ *
+ * @param sack SACK blocks flattened [left1, right1, ...] (absolute), or null
+ */
+public record PacketEvent(
+        String sensor,
+        SensorRole sensorRole,
+        long tsUs,
+        String communityId,
+        String origH,
+        int origP,
+        String respH,
+        int respP,
+        boolean isOrig,
+        int flags,
+        long seq,
+        long ack,
+        int len,
+        int win,
+        int wscale,
+        int mss,
+        Boolean sackOk,
+        long[] sack,
+        long tsval,
+        long tsecr,
+        int ipId,
+        int ttl) {
+
+    /** Marks an optional numeric field the packet does not carry. */
+    public static final int ABSENT = -1;
+
+    public boolean hasFlag(int bit) {
+        return (flags & bit) != 0;
+    }
+
+    /** A copy with another sensor name and role, for replaying one capture as a named sensor. */
+    public PacketEvent withSensor(String newSensor, SensorRole newRole) {
+        return new PacketEvent(newSensor, newRole, tsUs, communityId, origH, origP, respH, respP, isOrig, flags,
+                seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl);
+    }
+
+    /** A copy shifted in time, e.g. to imitate a sensor clock offset. */
+    public PacketEvent withTsUs(long newTsUs) {
+        return new PacketEvent(sensor, sensorRole, newTsUs, communityId, origH, origP, respH, respP, isOrig, flags,
+                seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof PacketEvent e)) {
+            return false;
+        }
+        return tsUs == e.tsUs && origP == e.origP && respP == e.respP && isOrig == e.isOrig && flags == e.flags
+                && seq == e.seq && ack == e.ack && len == e.len && win == e.win && wscale == e.wscale
+                && mss == e.mss && tsval == e.tsval && tsecr == e.tsecr && ipId == e.ipId && ttl == e.ttl
+                && Objects.equals(sensor, e.sensor) && sensorRole == e.sensorRole
+                && Objects.equals(communityId, e.communityId) && Objects.equals(origH, e.origH)
+                && Objects.equals(respH, e.respH) && Objects.equals(sackOk, e.sackOk) && Arrays.equals(sack, e.sack);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(sensor, tsUs, communityId, isOrig, seq, ack, len, flags, ipId, tsval);
+    }
+
+    @Override
+    public String toString() {
+        return sensor + " " + tsUs + " " + (isOrig ? origH + ":" + origP + " > " + respH + ":" + respP
+                : respH + ":" + respP + " > " + origH + ":" + origP)
+                + " [" + TcpFlags.letters(flags) + "] seq " + seq + " ack " + ack + " len " + len + " win " + win;
+    }
+}
