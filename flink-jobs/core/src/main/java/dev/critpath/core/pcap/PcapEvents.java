@@ -1,0 +1,189 @@
+package dev.critpath.core.pcap;
+
+import dev.critpath.core.event.CommunityId;
+import dev.critpath.core.event.IpText;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Turns a capture into the same packet events the Zeek sensors publish: flows are oriented
+ * originator-to-responder (the SYN's sender, else the side with the service port), and named
+ * by their Community ID. Address strings and IDs are computed once per flow, not per packet.
+ */
+public final class PcapEvents {
+    private final String sensor;
+    private final SensorRole role;
+    private final int communityIdSeed;
+    private final Map<FlowKey, Flow> flows = new HashMap<>();
+    private final FlowKey probe = new FlowKey();
+    private Flow lastFlow;
+
+    public PcapEvents(String sensor, SensorRole role, int communityIdSeed) {
+        this.sensor = sensor;
+        this.role = role;
+        this.communityIdSeed = communityIdSeed;
+    }
+
+    /** Streams every TCP packet of the file to the sink; returns what the reader counted. */
+    public PcapReader.Stats stream(Path file, Consumer<PacketEvent> sink) throws IOException, PcapFormatException {
+        try (PcapReader reader = PcapReader.open(file)) {
+            RawPacket p = new RawPacket();
+            while (reader.next(p)) {
+                sink.accept(toEvent(p));
+            }
+            return reader.stats();
+        }
+    }
+
+    /** Convenience for tests and small files. */
+    public static List<PacketEvent> readAll(Path file, String sensor, SensorRole role) throws IOException, PcapFormatException {
+        List<PacketEvent> out = new ArrayList<>();
+        new PcapEvents(sensor, role, 0).stream(file, out::add);
+        return out;
+    }
+
+    /** The event for one decoded packet (p may be reused afterwards). */
+    public PacketEvent toEvent(RawPacket p) {
+        Flow f = flowOf(p);
+        boolean fromA = f.isSideA(p);
+        boolean pureSyn = TcpFlags.has(p.flags, TcpFlags.SYN) && !TcpFlags.has(p.flags, TcpFlags.ACK);
+        if (pureSyn && fromA != f.origIsA) {
+            f.origIsA = fromA; // a new connection reusing the tuple in the other direction
+        }
+        boolean isOrig = fromA == f.origIsA;
+        long[] sack = p.sackCount == 0 ? null : Arrays.copyOf(p.sack, p.sackCount);
+        return new PacketEvent(sensor, role, p.tsUs, f.communityId,
+                f.origIsA ? f.aText : f.bText, f.origIsA ? f.aPort : f.bPort,
+                f.origIsA ? f.bText : f.aText, f.origIsA ? f.bPort : f.aPort,
+                isOrig, p.flags, p.seq, p.ack, p.payloadLen, p.win,
+                p.wscale, p.mss, p.sackOk ? Boolean.TRUE : null, sack,
+                p.tsval, p.tsecr, p.ipId, p.ttl);
+    }
+
+    private Flow flowOf(RawPacket p) {
+        if (lastFlow != null && lastFlow.matches(p)) {
+            return lastFlow;
+        }
+        probe.set(p);
+        Flow f = flows.get(probe);
+        if (f == null) {
+            f = new Flow(p, communityIdSeed);
+            flows.put(probe.copy(), f);
+        }
+        lastFlow = f;
+        return f;
+    }
+
+    /** Endpoint pair in canonical order (the smaller address/port first), so both directions share a key. */
+    private static final class FlowKey {
+        byte[] a = new byte[16];
+        byte[] b = new byte[16];
+        int aPort;
+        int bPort;
+        int len;
+
+        void set(RawPacket p) {
+            len = p.addrLen();
+            boolean srcFirst = compare(p.src, p.srcPort, p.dst, p.dstPort, len) <= 0;
+            System.arraycopy(srcFirst ? p.src : p.dst, 0, a, 0, len);
+            System.arraycopy(srcFirst ? p.dst : p.src, 0, b, 0, len);
+            aPort = srcFirst ? p.srcPort : p.dstPort;
+            bPort = srcFirst ? p.dstPort : p.srcPort;
+        }
+
+        FlowKey copy() {
+            FlowKey k = new FlowKey();
+            k.a = a.clone();
+            k.b = b.clone();
+            k.aPort = aPort;
+            k.bPort = bPort;
+            k.len = len;
+            return k;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof FlowKey k && k.len == len && k.aPort == aPort && k.bPort == bPort
+                    && Arrays.equals(a, 0, len, k.a, 0, len) && Arrays.equals(b, 0, len, k.b, 0, len);
+        }
+
+        @Override
+        public int hashCode() {
+            int h = aPort * 31 + bPort;
+            for (int i = 0; i < len; i++) {
+                h = h * 31 + a[i] + 7 * b[i];
+            }
+            return h;
+        }
+    }
+
+    static int compare(byte[] x, int xPort, byte[] y, int yPort, int len) {
+        int c = Arrays.compareUnsigned(x, 0, len, y, 0, len);
+        return c != 0 ? c : Integer.compare(xPort, yPort);
+    }
+
+    /** One endpoint pair with its orientation and precomputed names. */
+    private static final class Flow {
+        final byte[] a;
+        final byte[] b;
+        final int aPort;
+        final int bPort;
+        final String aText;
+        final String bText;
+        final String communityId;
+        boolean origIsA;
+
+        Flow(RawPacket p, int seed) {
+            int len = p.addrLen();
+            boolean srcFirst = compare(p.src, p.srcPort, p.dst, p.dstPort, len) <= 0;
+            a = Arrays.copyOf(srcFirst ? p.src : p.dst, len);
+            b = Arrays.copyOf(srcFirst ? p.dst : p.src, len);
+            aPort = srcFirst ? p.srcPort : p.dstPort;
+            bPort = srcFirst ? p.dstPort : p.srcPort;
+            aText = IpText.format(a);
+            bText = IpText.format(b);
+            communityId = CommunityId.tcpV1(a, aPort, b, bPort, seed);
+            boolean fromA = srcFirst;
+            origIsA = fromA == senderIsOriginator(p);
+        }
+
+        /** First packet of a flow: SYN's sender, SYN/ACK's receiver, else the client of the service port. */
+        private static boolean senderIsOriginator(RawPacket p) {
+            if (TcpFlags.has(p.flags, TcpFlags.SYN)) {
+                return !TcpFlags.has(p.flags, TcpFlags.ACK);
+            }
+            return !looksLikeServicePort(p.srcPort, p.dstPort);
+        }
+
+        /** True when port looks like the service side compared with the other one. */
+        private static boolean looksLikeServicePort(int port, int other) {
+            boolean wellKnown = port < 1024 && other >= 1024;
+            boolean lowerAndOtherEphemeral = port < other && other >= 32768;
+            return wellKnown || lowerAndOtherEphemeral;
+        }
+
+        boolean isSideA(RawPacket p) {
+            int len = a.length;
+            return p.srcPort == aPort && Arrays.equals(p.src, 0, len, a, 0, len)
+                    && (p.srcPort != bPort || !Arrays.equals(p.src, 0, len, b, 0, len) || p.dstPort == bPort);
+        }
+
+        boolean matches(RawPacket p) {
+            int len = a.length;
+            if (p.addrLen() != len) {
+                return false;
+            }
+            return (p.srcPort == aPort && p.dstPort == bPort && Arrays.equals(p.src, 0, len, a, 0, len) && Arrays.equals(p.dst, 0, len, b, 0, len))
+                    || (p.srcPort == bPort && p.dstPort == aPort && Arrays.equals(p.src, 0, len, b, 0, len) && Arrays.equals(p.dst, 0, len, a, 0, len));
+        }
+    }
+}

@@ -1,0 +1,548 @@
+package dev.critpath.core.pcap;
+
+import java.io.BufferedInputStream;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.zip.GZIPInputStream;
+
+/**
+ * Streams TCP packets out of pcap and pcapng captures (optionally gzip-compressed): Ethernet
+ * with VLAN tags, raw IP, Linux cooked (SLL/SLL2) and BSD loopback link types; IPv4 and IPv6
+ * with extension headers. Everything that is not a decodable TCP segment is counted and skipped;
+ * a capture cut short ends the stream with {@link Stats#truncatedAtEnd} set instead of failing.
+ */
+public final class PcapReader implements Closeable {
+    private static final int BUFFER_SIZE = 1 << 20;
+    private static final int MAX_RECORD = 1 << 24; // larger than any sane snapshot; beyond it the file is corrupt
+
+    /** What the reader saw, for progress and "why did this packet vanish" questions. */
+    public static final class Stats {
+        public long records;
+        public long tcpPackets;
+        public long nonIp;
+        public long nonTcp;
+        public long fragments;
+        public long truncatedHeaders;
+        public long unsupportedLinkType;
+        public boolean truncatedAtEnd;
+        public long bytesRead;
+
+        @Override
+        public String toString() {
+            return records + " records, " + tcpPackets + " TCP packets, skipped: " + nonIp + " non-IP, " + nonTcp
+                    + " non-TCP, " + fragments + " IP fragments, " + truncatedHeaders + " cut-short headers"
+                    + (unsupportedLinkType > 0 ? ", " + unsupportedLinkType + " of unsupported link types" : "")
+                    + (truncatedAtEnd ? "; the file ends in the middle of a record" : "");
+        }
+    }
+
+    private final InputStream in;
+    private final String name;
+    private final byte[] buf = new byte[BUFFER_SIZE];
+    private int pos;
+    private int limit;
+    private boolean eof;
+    private final Stats stats = new Stats();
+
+    private final boolean pcapng;
+    // pcap state
+    private boolean bigEndian;
+    private boolean nanos;
+    private int pcapLinkType;
+    // pcapng state: per interface of the current section
+    private int[] ifLinkType = new int[4];
+    private long[] ifTsUnitsPerSec = new long[4];
+    private long[] ifTsOffsetSec = new long[4];
+    private int ifCount;
+
+    private PcapReader(InputStream in, String name) throws IOException, PcapFormatException {
+        this.in = in;
+        this.name = name;
+        if (!fill(24)) {
+            throw new PcapFormatException(name + ": too short to be a capture file");
+        }
+        int magicLe = le32(pos);
+        if (magicLe == 0x0A0D0D0A) {
+            pcapng = true;
+        } else {
+            pcapng = false;
+            readPcapHeader(magicLe);
+        }
+    }
+
+    /** Opens a file; gzip compression is recognised by its magic bytes. */
+    public static PcapReader open(Path path) throws IOException, PcapFormatException {
+        if (!Files.isRegularFile(path)) {
+            throw new PcapFormatException(path + ": no such file");
+        }
+        return open(Files.newInputStream(path), path.toString());
+    }
+
+    public static PcapReader open(InputStream raw, String name) throws IOException, PcapFormatException {
+        BufferedInputStream b = new BufferedInputStream(raw, 1 << 16);
+        b.mark(2);
+        int m0 = b.read();
+        int m1 = b.read();
+        b.reset();
+        InputStream in = (m0 == 0x1f && m1 == 0x8b) ? new GZIPInputStream(b, 1 << 16) : b;
+        try {
+            return new PcapReader(in, name);
+        } catch (PcapFormatException | IOException e) {
+            in.close();
+            throw e;
+        }
+    }
+
+    public Stats stats() {
+        return stats;
+    }
+
+    /** 1-based number of the record last returned, as Wireshark numbers frames. */
+    public long recordNumber() {
+        return stats.records;
+    }
+
+    private void readPcapHeader(int magicLe) throws PcapFormatException {
+        switch (magicLe) {
+            case 0xa1b2c3d4 -> { bigEndian = false; nanos = false; }
+            case 0xa1b23c4d -> { bigEndian = false; nanos = true; }
+            case 0xd4c3b2a1 -> { bigEndian = true; nanos = false; }
+            case 0x4d3cb2a1 -> { bigEndian = true; nanos = true; }
+            default -> {
+                if ((magicLe & 0xffff) == 0x6e73 && buf[pos + 2] == 'o' && buf[pos + 3] == 'o') {
+                    throw new PcapFormatException(name + ": Solaris snoop files are not supported; convert with `editcap -F pcap in.snoop out.pcap`");
+                }
+                throw new PcapFormatException(name + ": not a pcap or pcapng file (magic 0x" + Integer.toHexString(magicLe) + ")");
+            }
+        }
+        pcapLinkType = u32(pos + 20) & 0x0fff_ffff; // upper bits may carry FCS length
+        pos += 24;
+    }
+
+    /**
+     * Decodes the next TCP packet into {@code p}; returns false at the end of the capture.
+     * Throws only for corruption that makes the rest of the file meaningless.
+     */
+    public boolean next(RawPacket p) throws IOException, PcapFormatException {
+        return pcapng ? nextPcapng(p) : nextPcap(p);
+    }
+
+    private boolean nextPcap(RawPacket p) throws IOException, PcapFormatException {
+        while (true) {
+            if (!fill(16)) {
+                return endOfRecords(limit - pos > 0);
+            }
+            long sec = u32(pos) & 0xffff_ffffL;
+            long frac = u32(pos + 4) & 0xffff_ffffL;
+            int incl = u32(pos + 8);
+            int orig = u32(pos + 12);
+            if (incl < 0 || incl > MAX_RECORD) {
+                throw new PcapFormatException(name + ": corrupt record header after " + stats.records + " records (captured length " + Integer.toUnsignedString(incl) + ")");
+            }
+            if (!fill(16 + incl)) {
+                return endOfRecords(true);
+            }
+            int start = pos + 16;
+            pos = start + incl;
+            stats.records++;
+            stats.bytesRead += 16 + incl;
+            p.tsUs = sec * 1_000_000L + (nanos ? frac / 1000 : frac);
+            if (decodeLink(pcapLinkType, start, incl, orig, p)) {
+                return true;
+            }
+        }
+    }
+
+    private boolean nextPcapng(RawPacket p) throws IOException, PcapFormatException {
+        while (true) {
+            if (!fill(12)) {
+                return endOfRecords(limit - pos > 0);
+            }
+            int type = le32(pos);
+            if (type == 0x0A0D0D0A) {
+                readSectionHeader();
+                continue;
+            }
+            int blockLen = u32(pos + 4);
+            if (blockLen < 12 || blockLen > MAX_RECORD || (blockLen & 3) != 0) {
+                throw new PcapFormatException(name + ": corrupt pcapng block after " + stats.records + " records (length " + Integer.toUnsignedString(blockLen) + ")");
+            }
+            if (!fill(blockLen)) {
+                return endOfRecords(true);
+            }
+            int body = pos + 8;
+            int bodyEnd = pos + blockLen - 4;
+            pos += blockLen;
+            stats.bytesRead += blockLen;
+            switch (type) {
+                case 1 -> readInterface(body, bodyEnd);
+                case 6, 2 -> {
+                    stats.records++;
+                    boolean enhanced = type == 6;
+                    int iface = enhanced ? u32(body) : u16(body);
+                    long tsHigh = u32(body + 4) & 0xffff_ffffL; // same offsets in enhanced and obsolete blocks
+                    long tsLow = u32(body + 8) & 0xffff_ffffL;
+                    int incl = u32(body + 12);
+                    int orig = u32(body + 16);
+                    int data = body + 20;
+                    if (iface < 0 || iface >= ifCount || incl < 0 || data + incl > bodyEnd) {
+                        throw new PcapFormatException(name + ": packet block refers to unknown interface " + iface + " or overruns its block");
+                    }
+                    p.tsUs = toMicros((tsHigh << 32) | tsLow, iface);
+                    if (decodeLink(ifLinkType[iface], data, incl, orig, p)) {
+                        return true;
+                    }
+                }
+                case 3 -> stats.records++; // simple packet blocks carry no timestamp: unusable for timing
+                default -> { } // name resolution, statistics, custom blocks
+            }
+        }
+    }
+
+    private void readSectionHeader() throws IOException, PcapFormatException {
+        if (!fill(12)) {
+            throw new PcapFormatException(name + ": truncated pcapng section header");
+        }
+        int bom = le32(pos + 8);
+        if (bom == 0x1A2B3C4D) {
+            bigEndian = false;
+        } else if (bom == 0x4D3C2B1A) {
+            bigEndian = true;
+        } else {
+            throw new PcapFormatException(name + ": bad pcapng byte-order magic");
+        }
+        int blockLen = u32(pos + 4);
+        if (blockLen < 28 || blockLen > MAX_RECORD || !fill(blockLen)) {
+            throw new PcapFormatException(name + ": truncated or corrupt pcapng section header");
+        }
+        pos += blockLen;
+        stats.bytesRead += blockLen;
+        ifCount = 0; // interfaces are numbered per section
+    }
+
+    private void readInterface(int body, int bodyEnd) {
+        if (ifCount == ifLinkType.length) {
+            ifLinkType = java.util.Arrays.copyOf(ifLinkType, ifCount * 2);
+            ifTsUnitsPerSec = java.util.Arrays.copyOf(ifTsUnitsPerSec, ifCount * 2);
+            ifTsOffsetSec = java.util.Arrays.copyOf(ifTsOffsetSec, ifCount * 2);
+        }
+        ifLinkType[ifCount] = u16(body);
+        long unitsPerSec = 1_000_000L;
+        long offset = 0;
+        int o = body + 8;
+        while (o + 4 <= bodyEnd) {
+            int code = u16(o);
+            int len = u16(o + 2);
+            if (code == 0) {
+                break;
+            }
+            if (code == 9 && len >= 1) { // if_tsresol
+                int r = buf[o + 4] & 0xff;
+                int exp = r & 0x7f;
+                unitsPerSec = (r & 0x80) != 0 ? (exp < 63 ? 1L << exp : Long.MAX_VALUE) : pow10(exp);
+            } else if (code == 14 && len >= 8) { // if_tsoffset, seconds
+                long first = u32(o + 4) & 0xffff_ffffL;
+                long second = u32(o + 8) & 0xffff_ffffL;
+                offset = bigEndian ? (first << 32) | second : (second << 32) | first;
+            }
+            o += 4 + ((len + 3) & ~3);
+        }
+        ifTsUnitsPerSec[ifCount] = unitsPerSec;
+        ifTsOffsetSec[ifCount] = offset;
+        ifCount++;
+    }
+
+    private static long pow10(int exp) {
+        long v = 1;
+        for (int i = 0; i < exp && v <= Long.MAX_VALUE / 10; i++) {
+            v *= 10;
+        }
+        return v;
+    }
+
+    private long toMicros(long ts, int iface) {
+        long units = ifTsUnitsPerSec[iface];
+        long sec = ts / units;
+        long rem = ts % units;
+        long micros;
+        if (units % 1_000_000L == 0) {
+            micros = rem / (units / 1_000_000L);
+        } else if (1_000_000L % units == 0) {
+            micros = rem * (1_000_000L / units);
+        } else {
+            micros = (long) (rem * 1e6 / units); // binary resolutions
+        }
+        return (sec + ifTsOffsetSec[iface]) * 1_000_000L + micros;
+    }
+
+    private boolean endOfRecords(boolean partial) {
+        stats.truncatedAtEnd |= partial;
+        return false;
+    }
+
+    /** Strips the link layer; true when a TCP segment was decoded into p. */
+    private boolean decodeLink(int linkType, int off, int caplen, int origLen, RawPacket p) {
+        int end = off + caplen;
+        int etherType;
+        int ip;
+        switch (linkType) {
+            case 1 -> { // Ethernet
+                if (caplen < 14) {
+                    stats.truncatedHeaders++;
+                    return false;
+                }
+                etherType = be16(off + 12);
+                ip = off + 14;
+                while ((etherType == 0x8100 || etherType == 0x88a8 || etherType == 0x9100) && ip + 4 <= end) {
+                    etherType = be16(ip + 2);
+                    ip += 4;
+                }
+            }
+            case 101, 12, 14, 228, 229 -> { // raw IP
+                ip = off;
+                etherType = caplen > 0 && (buf[off] & 0xf0) == 0x60 ? 0x86dd : 0x0800;
+            }
+            case 113 -> { // Linux cooked v1
+                if (caplen < 16) {
+                    stats.truncatedHeaders++;
+                    return false;
+                }
+                etherType = be16(off + 14);
+                ip = off + 16;
+            }
+            case 276 -> { // Linux cooked v2
+                if (caplen < 20) {
+                    stats.truncatedHeaders++;
+                    return false;
+                }
+                etherType = be16(off);
+                ip = off + 20;
+            }
+            case 0, 108 -> { // BSD loopback: address family in host (0) or network (108) order
+                if (caplen < 4) {
+                    stats.truncatedHeaders++;
+                    return false;
+                }
+                int af = linkType == 108 ? be32(off) : (bigEndian ? be32(off) : le32(off));
+                etherType = af == 2 ? 0x0800 : (af == 24 || af == 28 || af == 30 || af == 10) ? 0x86dd : -1;
+                ip = off + 4;
+            }
+            default -> {
+                stats.unsupportedLinkType++;
+                return false;
+            }
+        }
+        int linkHeader = ip - off;
+        if (etherType == 0x0800) {
+            return decodeIpv4(ip, end, origLen - linkHeader, p);
+        }
+        if (etherType == 0x86dd) {
+            return decodeIpv6(ip, end, origLen - linkHeader, p);
+        }
+        stats.nonIp++;
+        return false;
+    }
+
+    private boolean decodeIpv4(int ip, int end, int origIpLen, RawPacket p) {
+        if (ip + 20 > end || (buf[ip] & 0xf0) != 0x40) {
+            stats.truncatedHeaders++;
+            return false;
+        }
+        int ihl = (buf[ip] & 0x0f) * 4;
+        int totalLen = be16(ip + 2);
+        if (ihl < 20) {
+            stats.truncatedHeaders++;
+            return false;
+        }
+        if ((buf[ip + 9] & 0xff) != 6) {
+            stats.nonTcp++;
+            return false;
+        }
+        int fragField = be16(ip + 6);
+        if ((fragField & 0x3fff) != 0) { // MF set or non-zero offset
+            stats.fragments++;
+            return false;
+        }
+        if (totalLen == 0) {
+            totalLen = origIpLen; // offloaded super-segments are often captured with length 0
+        }
+        p.ipVersion = 4;
+        System.arraycopy(buf, ip + 12, p.src, 0, 4);
+        System.arraycopy(buf, ip + 16, p.dst, 0, 4);
+        p.ipId = be16(ip + 4);
+        p.ttl = buf[ip + 8] & 0xff;
+        return decodeTcp(ip + ihl, end, totalLen - ihl, p);
+    }
+
+    private boolean decodeIpv6(int ip, int end, int origIpLen, RawPacket p) {
+        if (ip + 40 > end || (buf[ip] & 0xf0) != 0x60) {
+            stats.truncatedHeaders++;
+            return false;
+        }
+        int payloadLen = be16(ip + 4);
+        if (payloadLen == 0) {
+            payloadLen = origIpLen - 40; // jumbogram or offload
+        }
+        int next = buf[ip + 6] & 0xff;
+        int h = ip + 40;
+        int remaining = payloadLen;
+        while (next != 6) {
+            if (next == 0 || next == 43 || next == 60 || next == 51 || next == 44) {
+                if (h + 8 > end) {
+                    stats.truncatedHeaders++;
+                    return false;
+                }
+                if (next == 44 && ((be16(h + 2) & 0xfff9) != 0)) {
+                    stats.fragments++; // offset or more-fragments set
+                    return false;
+                }
+                int extLen = next == 44 ? 8 : next == 51 ? ((buf[h + 1] & 0xff) + 2) * 4 : ((buf[h + 1] & 0xff) + 1) * 8;
+                next = buf[h] & 0xff;
+                h += extLen;
+                remaining -= extLen;
+            } else {
+                stats.nonTcp++;
+                return false;
+            }
+        }
+        p.ipVersion = 6;
+        System.arraycopy(buf, ip + 8, p.src, 0, 16);
+        System.arraycopy(buf, ip + 24, p.dst, 0, 16);
+        p.ipId = -1;
+        p.ttl = buf[ip + 7] & 0xff;
+        return decodeTcp(h, end, remaining, p);
+    }
+
+    private boolean decodeTcp(int t, int end, int tcpLen, RawPacket p) {
+        if (t + 20 > end) {
+            stats.truncatedHeaders++;
+            return false;
+        }
+        int dataOffset = ((buf[t + 12] & 0xf0) >>> 4) * 4;
+        if (dataOffset < 20 || tcpLen < dataOffset) {
+            stats.truncatedHeaders++;
+            return false;
+        }
+        p.srcPort = be16(t);
+        p.dstPort = be16(t + 2);
+        p.seq = be32(t + 4) & 0xffff_ffffL;
+        p.ack = be32(t + 8) & 0xffff_ffffL;
+        p.flags = buf[t + 13] & 0xff;
+        p.win = be16(t + 14);
+        p.payloadLen = tcpLen - dataOffset;
+        p.resetOptions();
+        int optEnd = t + dataOffset;
+        if (optEnd > end) {
+            p.optionsTruncated = true;
+            optEnd = end;
+        }
+        parseOptions(t + 20, optEnd, p);
+        stats.tcpPackets++;
+        return true;
+    }
+
+    private void parseOptions(int o, int optEnd, RawPacket p) {
+        while (o < optEnd) {
+            int kind = buf[o] & 0xff;
+            if (kind == 0) {
+                return;
+            }
+            if (kind == 1) {
+                o++;
+                continue;
+            }
+            if (o + 1 >= optEnd) {
+                p.optionsTruncated = true;
+                return;
+            }
+            int len = buf[o + 1] & 0xff;
+            if (len < 2) {
+                return; // malformed: stop rather than loop
+            }
+            if (o + len > optEnd) {
+                p.optionsTruncated = true;
+                return;
+            }
+            switch (kind) {
+                case 2 -> { if (len == 4) p.mss = be16(o + 2); }
+                case 3 -> { if (len == 3) p.wscale = buf[o + 2] & 0xff; }
+                case 4 -> p.sackOk = true;
+                case 5 -> {
+                    int blocks = Math.min((len - 2) / 8, 4);
+                    for (int b = 0; b < blocks; b++) {
+                        p.sack[2 * b] = be32(o + 2 + 8 * b) & 0xffff_ffffL;
+                        p.sack[2 * b + 1] = be32(o + 6 + 8 * b) & 0xffff_ffffL;
+                    }
+                    p.sackCount = 2 * blocks;
+                }
+                case 8 -> {
+                    if (len == 10) {
+                        p.tsval = be32(o + 2) & 0xffff_ffffL;
+                        p.tsecr = be32(o + 6) & 0xffff_ffffL;
+                    }
+                }
+                default -> { }
+            }
+            o += len;
+        }
+    }
+
+    /** Makes at least n bytes available at pos; false when the stream ends first. */
+    private boolean fill(int n) throws IOException {
+        if (limit - pos >= n) {
+            return true;
+        }
+        if (eof) {
+            return false;
+        }
+        if (n > buf.length) {
+            throw new IOException(name + ": record of " + n + " bytes exceeds the reader's buffer");
+        }
+        System.arraycopy(buf, pos, buf, 0, limit - pos);
+        limit -= pos;
+        pos = 0;
+        while (limit < n) {
+            int r;
+            try {
+                r = in.read(buf, limit, buf.length - limit);
+            } catch (EOFException e) {
+                r = -1; // gzip streams cut short
+            }
+            if (r < 0) {
+                eof = true;
+                return false;
+            }
+            limit += r;
+        }
+        return true;
+    }
+
+    private int u32(int o) {
+        return bigEndian ? be32(o) : le32(o);
+    }
+
+    private int u16(int o) {
+        return bigEndian ? be16(o) : ((buf[o] & 0xff) | (buf[o + 1] & 0xff) << 8);
+    }
+
+    private int le32(int o) {
+        return (buf[o] & 0xff) | (buf[o + 1] & 0xff) << 8 | (buf[o + 2] & 0xff) << 16 | (buf[o + 3] & 0xff) << 24;
+    }
+
+    private int be32(int o) {
+        return (buf[o] & 0xff) << 24 | (buf[o + 1] & 0xff) << 16 | (buf[o + 2] & 0xff) << 8 | (buf[o + 3] & 0xff);
+    }
+
+    private int be16(int o) {
+        return (buf[o] & 0xff) << 8 | (buf[o + 1] & 0xff);
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}

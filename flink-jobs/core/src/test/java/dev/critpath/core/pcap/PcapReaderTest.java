@@ -1,0 +1,260 @@
+package dev.critpath.core.pcap;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.testing.PcapBuilder;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class PcapReaderTest {
+    private static final long T0 = 1_763_800_000_123_456L;
+    // MSS 1460, NOP, WS 7, SACK-permitted, TS 1000/0 -> 20 bytes of options
+    private static final byte[] SYN_OPTIONS = {2, 4, 0x05, (byte) 0xb4, 1, 3, 3, 7, 4, 2, 8, 10, 0, 0, 3, (byte) 0xe8, 0, 0, 0, 0};
+
+    @TempDir
+    Path dir;
+
+    private static byte[] syn() {
+        return PcapBuilder.ipv4Tcp("10.0.0.1", 40000, "10.0.0.2", 80, 1000, 0, TcpFlags.SYN, 64240, 0, 7, 64, SYN_OPTIONS);
+    }
+
+    private static byte[] data(int payload) {
+        return PcapBuilder.ipv4Tcp("10.0.0.2", 80, "10.0.0.1", 40000, 5001, 1001, TcpFlags.ACK | TcpFlags.PSH, 500, payload, 9, 63, new byte[0]);
+    }
+
+    private List<RawPacket> readAll(byte[] file) throws Exception {
+        Path f = dir.resolve("t.pcap");
+        Files.write(f, file);
+        List<RawPacket> out = new ArrayList<>();
+        try (PcapReader r = PcapReader.open(f)) {
+            RawPacket p = new RawPacket();
+            while (r.next(p)) {
+                RawPacket copy = new RawPacket();
+                copyInto(p, copy);
+                out.add(copy);
+            }
+        }
+        return out;
+    }
+
+    private static void copyInto(RawPacket p, RawPacket c) {
+        c.tsUs = p.tsUs;
+        c.ipVersion = p.ipVersion;
+        System.arraycopy(p.src, 0, c.src, 0, 16);
+        System.arraycopy(p.dst, 0, c.dst, 0, 16);
+        c.srcPort = p.srcPort;
+        c.dstPort = p.dstPort;
+        c.flags = p.flags;
+        c.seq = p.seq;
+        c.ack = p.ack;
+        c.payloadLen = p.payloadLen;
+        c.win = p.win;
+        c.wscale = p.wscale;
+        c.mss = p.mss;
+        c.sackOk = p.sackOk;
+        c.tsval = p.tsval;
+        c.tsecr = p.tsecr;
+        c.ipId = p.ipId;
+        c.ttl = p.ttl;
+        c.optionsTruncated = p.optionsTruncated;
+    }
+
+    @Test
+    void bothByteOrdersAndPrecisionsGiveTheSameMicroseconds() throws Exception {
+        for (ByteOrder order : new ByteOrder[] {ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN}) {
+            for (boolean nanos : new boolean[] {false, true}) {
+                byte[] file = new PcapBuilder.Pcap(1, order, nanos, 65535).add(T0, PcapBuilder.ethernet(syn())).bytes();
+                RawPacket p = readAll(file).get(0);
+                assertEquals(T0, p.tsUs, order + " nanos=" + nanos);
+                assertEquals(1460, p.mss);
+                assertEquals(7, p.wscale);
+                assertTrue(p.sackOk);
+                assertEquals(1000, p.tsval);
+                assertEquals(7, p.ipId);
+                assertEquals(64, p.ttl);
+            }
+        }
+    }
+
+    @Test
+    void headerOnlyCaptureTakesPayloadLengthFromIp() throws Exception {
+        byte[] frame = PcapBuilder.ethernet(data(1448));
+        RawPacket p = readAll(new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 96).add(T0, frame, 96).bytes()).get(0);
+        assertEquals(1448, p.payloadLen);
+        assertEquals(5001, p.seq);
+    }
+
+    @Test
+    void optionsCutBySnaplenAreFlaggedNotInvented() throws Exception {
+        byte[] frame = PcapBuilder.ethernet(syn());
+        RawPacket p = readAll(new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 60).add(T0, frame, 14 + 20 + 20 + 6).bytes()).get(0);
+        assertEquals(1460, p.mss);
+        assertTrue(p.optionsTruncated);
+        assertEquals(-1, p.tsval);
+    }
+
+    @Test
+    void vlanTagsSll2AndRawIpAreUnwrapped() throws Exception {
+        byte[] vlan = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535).add(T0, PcapBuilder.ethernet(syn(), 100, 200)).bytes();
+        byte[] sll2 = new PcapBuilder.Pcap(276, ByteOrder.LITTLE_ENDIAN, false, 65535).add(T0, PcapBuilder.sll2(syn())).bytes();
+        byte[] raw = new PcapBuilder.Pcap(101, ByteOrder.LITTLE_ENDIAN, false, 65535).add(T0, syn()).bytes();
+        for (byte[] file : List.of(vlan, sll2, raw)) {
+            RawPacket p = readAll(file).get(0);
+            assertEquals(40000, p.srcPort);
+            assertEquals(TcpFlags.SYN, p.flags);
+        }
+    }
+
+    @Test
+    void ipv6ExtensionHeadersAreSkipped() throws Exception {
+        byte[] a = new byte[16];
+        byte[] b = new byte[16];
+        a[0] = 0x20;
+        a[15] = 1;
+        b[0] = 0x20;
+        b[15] = 2;
+        byte[] file = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0, PcapBuilder.ethernet(PcapBuilder.ipv6Tcp(a, b, 5000, 443, 77, TcpFlags.ACK, 100, true))).bytes();
+        RawPacket p = readAll(file).get(0);
+        assertEquals(6, p.ipVersion);
+        assertEquals(100, p.payloadLen);
+        assertEquals(443, p.dstPort);
+        assertEquals(-1, p.ipId);
+        assertArrayEquals(a, p.src);
+    }
+
+    @Test
+    void pcapngResolutionsAndSimpleBlocks() throws Exception {
+        byte[] file = new PcapBuilder.PcapNg()
+                .iface(1, 6).iface(1, 9).iface(101, 0x80 | 20)
+                .packet(0, T0, PcapBuilder.ethernet(syn()))
+                .simplePacket(PcapBuilder.ethernet(syn())) // no timestamp: counted, not used
+                .packet(1, T0 * 1000 + 789, PcapBuilder.ethernet(data(10)))
+                .packet(2, (T0 / 1_000_000L << 20) + (1L << 19), syn())
+                .bytes();
+        List<RawPacket> ps = readAll(file);
+        assertEquals(3, ps.size());
+        assertEquals(T0, ps.get(0).tsUs);
+        assertEquals(T0, ps.get(1).tsUs);
+        assertEquals(T0 / 1_000_000L * 1_000_000L + 500_000L, ps.get(2).tsUs);
+    }
+
+    @Test
+    void gzipCompressedCapturesAreRead() throws Exception {
+        byte[] plain = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535).add(T0, PcapBuilder.ethernet(syn())).bytes();
+        ByteArrayOutputStream gz = new ByteArrayOutputStream();
+        try (GZIPOutputStream z = new GZIPOutputStream(gz)) {
+            z.write(plain);
+        }
+        assertEquals(1, readAll(gz.toByteArray()).size());
+    }
+
+    @Test
+    void aFileCutMidRecordKeepsWhatCameBefore() throws Exception {
+        byte[] full = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0, PcapBuilder.ethernet(syn())).add(T0 + 1, PcapBuilder.ethernet(data(5))).bytes();
+        Path f = dir.resolve("cut.pcap");
+        Files.write(f, Arrays.copyOf(full, full.length - 7));
+        try (PcapReader r = PcapReader.open(f)) {
+            RawPacket p = new RawPacket();
+            assertTrue(r.next(p));
+            assertFalse(r.next(p));
+            assertTrue(r.stats().truncatedAtEnd);
+            assertTrue(r.stats().toString().contains("ends in the middle of a record"));
+        }
+    }
+
+    @Test
+    void nonTcpFragmentsAndGarbageFramesAreCountedNotFatal() throws Exception {
+        byte[] udp = syn().clone();
+        udp[9] = 17;
+        byte[] frag = syn().clone();
+        frag[6] = 0x20; // more fragments
+        byte[] arp = new byte[42];
+        arp[12] = 0x08;
+        arp[13] = 0x06;
+        byte[] file = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0, PcapBuilder.ethernet(udp)).add(T0, PcapBuilder.ethernet(frag)).add(T0, arp)
+                .add(T0, new byte[5]).add(T0, PcapBuilder.ethernet(syn())).bytes();
+        Path f = dir.resolve("mixed.pcap");
+        Files.write(f, file);
+        try (PcapReader r = PcapReader.open(f)) {
+            RawPacket p = new RawPacket();
+            assertTrue(r.next(p));
+            assertEquals(5, r.recordNumber());
+            assertFalse(r.next(p));
+            PcapReader.Stats s = r.stats();
+            assertEquals(1, s.nonTcp);
+            assertEquals(1, s.fragments);
+            assertEquals(1, s.nonIp);
+            assertEquals(1, s.truncatedHeaders);
+        }
+    }
+
+    @Test
+    void unreadableInputGetsAClearError() throws IOException {
+        Path text = dir.resolve("notes.txt");
+        Files.writeString(text, "this is not a capture, just some text that is long enough");
+        PcapFormatException e = assertThrows(PcapFormatException.class, () -> PcapReader.open(text));
+        assertTrue(e.getMessage().contains("not a pcap or pcapng file"), e.getMessage());
+
+        Path tiny = dir.resolve("tiny.pcap");
+        Files.write(tiny, new byte[] {(byte) 0xd4, (byte) 0xc3});
+        assertTrue(assertThrows(PcapFormatException.class, () -> PcapReader.open(tiny)).getMessage().contains("too short"));
+
+        assertTrue(assertThrows(PcapFormatException.class, () -> PcapReader.open(dir.resolve("missing.pcap"))).getMessage().contains("no such file"));
+
+        Path snoop = dir.resolve("x.snoop");
+        byte[] s = new byte[64];
+        System.arraycopy("snoop\0\0\0".getBytes(), 0, s, 0, 8);
+        Files.write(snoop, s);
+        assertTrue(assertThrows(PcapFormatException.class, () -> PcapReader.open(snoop)).getMessage().contains("editcap"));
+
+        byte[] corrupt = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535).add(T0, PcapBuilder.ethernet(syn())).bytes();
+        corrupt[24 + 8] = (byte) 0xff;
+        corrupt[24 + 11] = (byte) 0x7f; // captured length ~2 GB
+        Path bad = dir.resolve("corrupt.pcap");
+        Files.write(bad, corrupt);
+        try (PcapReader r = PcapReader.open(bad)) {
+            assertTrue(assertThrows(PcapFormatException.class, () -> r.next(new RawPacket())).getMessage().contains("corrupt record header"));
+        }
+    }
+
+    @Test
+    void eventsAreOrientedFromTheSynSenderWithTheirCommunityId() throws Exception {
+        byte[] synAck = PcapBuilder.ipv4Tcp("10.0.0.2", 80, "10.0.0.1", 40000, 5000, 1001, TcpFlags.SYN | TcpFlags.ACK, 65160, 0, 0, 64, new byte[0]);
+        Path f = dir.resolve("hs.pcap");
+        // the SYN/ACK comes first in the file (capture reordering): orientation must still follow the SYN
+        Files.write(f, new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0 + 10, PcapBuilder.ethernet(synAck)).add(T0, PcapBuilder.ethernet(syn())).bytes());
+        List<PacketEvent> es = PcapEvents.readAll(f, "s1", SensorRole.CLIENT);
+        assertEquals(2, es.size());
+        for (PacketEvent e : es) {
+            assertEquals("10.0.0.1", e.origH());
+            assertEquals(40000, e.origP());
+            assertEquals("10.0.0.2", e.respH());
+            assertEquals(80, e.respP());
+            assertEquals(dev.critpath.core.event.CommunityId.tcpV1("10.0.0.1", 40000, "10.0.0.2", 80, 0), e.communityId());
+        }
+        assertFalse(es.get(0).isOrig());
+        assertTrue(es.get(1).isOrig());
+        assertEquals(Boolean.TRUE, es.get(1).sackOk());
+        assertEquals(SensorRole.CLIENT, es.get(0).sensorRole());
+    }
+}
