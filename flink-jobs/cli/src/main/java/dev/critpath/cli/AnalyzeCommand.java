@@ -1,0 +1,219 @@
+package dev.critpath.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.event.InvalidEventException;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.pcap.PcapFormatException;
+import dev.critpath.core.pcap.PcapReader;
+import dev.critpath.core.screen.Screen;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** `critpath analyze`: offline critical path analysis of captures from one or two points. */
+@Command(name = "analyze", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Analyses TCP connections in pcap/pcapng captures (or packet-event JSON lines) and prints,",
+            "per connection, where its time went along the critical path, and the boring-connection verdict.",
+            "",
+            "Give a capture from near the client, near the server, or both (clocks need not be synchronised)."},
+        footer = {"", "Examples:",
+            "  critpath analyze --client-pcap client.pcap --server-pcap server.pcap",
+            "  critpath analyze --server-pcap web01.pcap --top 20 --json out.jsonl",
+            "  critpath analyze --events sensor-a.jsonl --events sensor-b.jsonl --sensor-role a=client"})
+final class AnalyzeCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--client-pcap", paramLabel = "FILE", description = "Capture taken near the client(s).")
+    Path clientPcap;
+
+    @Option(names = "--server-pcap", paramLabel = "FILE", description = "Capture taken near the server(s).")
+    Path serverPcap;
+
+    @Option(names = "--events", paramLabel = "FILE", description = "Packet events as JSON lines (schemas/packet-event.schema.json); repeatable.")
+    List<Path> eventFiles = new ArrayList<>();
+
+    @Option(names = "--sensor-role", paramLabel = "SENSOR=ROLE", description = "Where a sensor of --events sits: client or server (default: inferred from timing).")
+    Map<String, String> sensorRoles = new LinkedHashMap<>();
+
+    @Option(names = "--json", paramLabel = "FILE", description = "Also write one JSON object per connection (profile, exchanges, verdict) to FILE.")
+    Path jsonOut;
+
+    @Option(names = "--arcs", description = "Include every critical-path arc in the JSON output and print the path of each connection.")
+    boolean arcs;
+
+    @Option(names = "--top", paramLabel = "N", description = "Print only the N most interesting connections (by screen score).")
+    Integer top;
+
+    @Option(names = "--all", description = "Print boring connections too (default: only with fewer than 50 connections).")
+    boolean all;
+
+    @Option(names = "--screen", paramLabel = "FILE", description = "Screen rules as properties (see docs/screening.md).")
+    Path screenFile;
+
+    @Option(names = "--initial-window", paramLabel = "SEGMENTS", description = "Sender initial window (default: ${DEFAULT-VALUE}).", defaultValue = "10")
+    int initialWindow;
+
+    @Option(names = "--rto-min-ms", paramLabel = "MS", description = "Sender minimum RTO (default: ${DEFAULT-VALUE}).", defaultValue = "200")
+    long rtoMinMs;
+
+    @Option(names = "--reno-inflation", description = "Model fast recovery with RFC 5681 window inflation instead of Linux PRR.")
+    boolean renoInflation;
+
+    @Option(names = "--quiet", description = "No progress output.")
+    boolean quiet;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (clientPcap == null && serverPcap == null && eventFiles.isEmpty()) {
+            err.println("critpath analyze: give --client-pcap, --server-pcap and/or --events (see --help)");
+            return 2;
+        }
+        Progress progress = new Progress(err, quiet);
+        ConnectionAssembler assembler = new ConnectionAssembler();
+        try {
+            if (clientPcap != null) {
+                readPcap(clientPcap, "client-side", SensorRole.CLIENT, assembler, progress);
+            }
+            if (serverPcap != null) {
+                readPcap(serverPcap, "server-side", SensorRole.SERVER, assembler, progress);
+            }
+            for (Path f : eventFiles) {
+                readEvents(f, assembler, progress, err);
+            }
+        } catch (PcapFormatException e) {
+            err.println("critpath analyze: " + e.getMessage());
+            return 2;
+        }
+        List<ConnectionTrace> traces = assembler.connections();
+        if (traces.isEmpty()) {
+            err.println("critpath analyze: no TCP connections in the input");
+            return 2;
+        }
+        Analyzer analyzer = new Analyzer(config(), screen());
+        List<ConnectionResult> results = new ArrayList<>();
+        int failures = 0;
+        for (ConnectionTrace t : traces) {
+            try {
+                results.add(analyzer.analyze(t));
+            } catch (RuntimeException e) {
+                failures++;
+                err.println("critpath analyze: connection " + t.clientAddr() + ":" + t.clientPort() + " > " + t.serverAddr() + ":"
+                        + t.serverPort() + " could not be analysed: " + e);
+            }
+            progress.analysed(results.size() + failures, traces.size());
+        }
+        progress.done();
+        results.sort(Comparator.comparingLong(r -> r.profile().startUs));
+        new ResultTable(out).print(results, top, all || results.size() < 50, arcs);
+        if (jsonOut != null) {
+            writeJson(results, jsonOut);
+            err.println("wrote " + results.size() + " connections to " + jsonOut);
+        }
+        return failures == 0 ? 0 : 1;
+    }
+
+    private AnalysisConfig config() {
+        Map<String, SensorRole> roles = new LinkedHashMap<>();
+        sensorRoles.forEach((sensor, role) -> {
+            SensorRole r = SensorRole.fromWire(role);
+            if (r == null) {
+                throw new IllegalArgumentException("--sensor-role " + sensor + "=" + role + ": role must be client or server");
+            }
+            roles.put(sensor, r);
+        });
+        return AnalysisConfig.builder().initialWindow(initialWindow).rtoMinUs(rtoMinMs * 1000).prr(!renoInflation)
+                .sensorRoles(roles).build();
+    }
+
+    private Screen screen() throws IOException {
+        if (screenFile == null) {
+            return Screen.defaults();
+        }
+        Properties p = new Properties();
+        try (Reader r = Files.newBufferedReader(screenFile)) {
+            p.load(r);
+        }
+        return Screen.fromProperties(p, Analyzer.emptyProfileColumns());
+    }
+
+    private static void readPcap(Path file, String sensor, SensorRole role, ConnectionAssembler assembler, Progress progress)
+            throws IOException, PcapFormatException {
+        progress.reading(file);
+        PcapEvents events = new PcapEvents(sensor, role, 0);
+        PcapReader.Stats stats = events.stream(file, e -> {
+            assembler.add(e);
+            progress.packet();
+        });
+        progress.readDone(file, stats.toString());
+    }
+
+    private static void readEvents(Path file, ConnectionAssembler assembler, Progress progress, PrintWriter err) throws IOException {
+        progress.reading(file);
+        PacketEventJson codec = PacketEventJson.standard();
+        Map<String, Integer> rejected = new LinkedHashMap<>();
+        long lineNo = 0;
+        try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                lineNo++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                try {
+                    PacketEvent e = codec.parse(line);
+                    assembler.add(e);
+                    progress.packet();
+                } catch (InvalidEventException ex) {
+                    if (rejected.merge(ex.error().name(), 1, Integer::sum) == 1) {
+                        err.println(file + ":" + lineNo + ": rejected (" + ex.error() + "): " + ex.getMessage());
+                    }
+                }
+            }
+        }
+        progress.readDone(file, rejected.isEmpty() ? "all events valid" : "rejected events by reason: " + rejected);
+    }
+
+    private void writeJson(List<ConnectionResult> results, Path file) throws IOException {
+        ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
+        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            for (ConnectionResult r : results) {
+                Map<String, Object> o = new LinkedHashMap<>(r.profile().columns());
+                o.put("exchanges", r.exchanges().stream().map(x -> x.columns()).toList());
+                o.put("screen", r.verdict().columns());
+                if (arcs) {
+                    o.put("critical_path", r.arcColumns());
+                }
+                w.write(mapper.writeValueAsString(o));
+                w.newLine();
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package dev.critpath.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The `critpath` command. */
+@Command(name = "critpath", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+        description = {"Explains where every TCP connection's time went, along its critical path:",
+            "server, client, propagation, queuing, or loss; and screens out the boring ones."},
+        subcommands = {AnalyzeCommand.class, CommandLine.HelpCommand.class})
+public final class Main {
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs a command line and returns its exit code (0 ok, 1 analysis problems, 2 usage or input errors). */
+    public static int run(String... args) {
+        return new CommandLine(new Main()).setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            cmd.getErr().println("critpath: " + ex.getMessage());
+            return 2;
+        }).execute(args);
+    }
+
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = Main.class.getPackage().getImplementationVersion();
+            return new String[] {"critpath " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

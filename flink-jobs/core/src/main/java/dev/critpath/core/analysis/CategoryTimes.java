@@ -1,0 +1,46 @@
+package dev.critpath.core.analysis;
+
+import java.util.Arrays;
+
+/** Microseconds per category; the parts of a profile that must add up to its duration. */
+public final class CategoryTimes {
+    private final long[] us = new long[Category.values().length];
+
+    public long get(Category c) {
+        return us[c.ordinal()];
+    }
+
+    void add(Category c, long v) {
+        us[c.ordinal()] += v;
+    }
+
+    void addAll(CategoryTimes o) {
+        for (int i = 0; i < us.length; i++) {
+            us[i] += o.us[i];
+        }
+    }
+
+    public long total() {
+        return Arrays.stream(us).sum();
+    }
+
+    /** All network time, whichever way it splits. */
+    public long network() {
+        return get(Category.PROPAGATION) + get(Category.QUEUING);
+    }
+
+    public long loss() {
+        return get(Category.LOSS_TIMEOUT) + get(Category.LOSS_FAST_RETRANSMIT) + get(Category.LOSS_BACKOFF);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder();
+        for (Category c : Category.values()) {
+            if (get(c) != 0) {
+                sb.append(sb.length() == 0 ? "" : " ").append(c.key()).append('=').append(get(c));
+            }
+        }
+        return sb.toString();
+    }
+}

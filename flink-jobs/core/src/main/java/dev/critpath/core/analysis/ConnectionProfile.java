@@ -1,0 +1,180 @@
+package dev.critpath.core.analysis;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Where one connection's time went, as the client saw it, with the counts behind it. {@link #columns()}
+ * is the row of the warehouse's `profiles` table (schemas/profiles.avsc, documented in schemas/README.md).
+ */
+public final class ConnectionProfile {
+    public final String connUid;
+    public final String communityId;
+    public final String clientAddr;
+    public final int clientPort;
+    public final String serverAddr;
+    public final int serverPort;
+    public final String clientSensor;
+    public final String serverSensor;
+    /** two_point, client_side or server_side. */
+    public final String mode;
+    public final long startUs;
+    public final long endUs;
+    public final CategoryTimes times;
+    public final PathSummary path;
+    public final DirectionStats c2s;
+    public final DirectionStats s2c;
+    public final Timing timing;
+    public final Quality quality;
+    public final Pie pie;
+    /** Filled in by the screen. */
+    String screenVerdict = "";
+    boolean boring;
+
+    /** The critical path's shape. */
+    public record PathSummary(int packets, int rounds, int arcs, long maxServerArcUs, long handshakeUs, long firstByteUs,
+                              long serverThinkUs, boolean serverThinkEstimated, int exchanges) {
+    }
+
+    /** Delays through the sensors and the clock alignment between them. */
+    public record Timing(long minRttUs, long minOwdC2sUs, long minOwdS2cUs, long clockOffsetUs,
+                         long clockOffsetUncertaintyUs, boolean clockOffsetReliable) {
+    }
+
+    /** How much the engine had to repair or guess. */
+    public record Quality(long outOfWindow, int captureGaps, int lostBetweenSensors, int duplicatesRemoved,
+                          int superSegments, int reorderedInCapture, boolean midStream, boolean closed) {
+    }
+
+    /** The client/network/server pie of the two-capture method (paper 002); null parts cannot be computed. */
+    public record Pie(Long clientUs, Long serverUs, Long networkUs) {
+    }
+
+    ConnectionProfile(String connUid, String communityId, String clientAddr, int clientPort, String serverAddr, int serverPort,
+                      String clientSensor, String serverSensor, String mode, long startUs, long endUs, CategoryTimes times,
+                      PathSummary path, DirectionStats c2s, DirectionStats s2c, Timing timing, Quality quality, Pie pie) {
+        this.connUid = connUid;
+        this.communityId = communityId;
+        this.clientAddr = clientAddr;
+        this.clientPort = clientPort;
+        this.serverAddr = serverAddr;
+        this.serverPort = serverPort;
+        this.clientSensor = clientSensor;
+        this.serverSensor = serverSensor;
+        this.mode = mode;
+        this.startUs = startUs;
+        this.endUs = endUs;
+        this.times = times;
+        this.path = path;
+        this.c2s = c2s;
+        this.s2c = s2c;
+        this.timing = timing;
+        this.quality = quality;
+        this.pie = pie;
+    }
+
+    public long durationUs() {
+        return endUs - startUs;
+    }
+
+    public long retransmissions() {
+        return c2s.retransmissions + s2c.retransmissions;
+    }
+
+    public long timeouts() {
+        return c2s.timeouts + s2c.timeouts;
+    }
+
+    public long fastRetransmits() {
+        return c2s.fastRetransmits + s2c.fastRetransmits;
+    }
+
+    public long backoffs() {
+        return c2s.backoffs + s2c.backoffs;
+    }
+
+    public boolean boring() {
+        return boring;
+    }
+
+    public String failedRules() {
+        return screenVerdict;
+    }
+
+    /** The warehouse row, column names as in schemas/profiles.avsc; null for what cannot be known. */
+    public Map<String, Object> columns() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("conn_uid", connUid);
+        m.put("community_id", communityId);
+        m.put("client_addr", clientAddr);
+        m.put("client_port", clientPort);
+        m.put("server_addr", serverAddr);
+        m.put("server_port", serverPort);
+        m.put("client_sensor", clientSensor);
+        m.put("server_sensor", serverSensor);
+        m.put("mode", mode);
+        m.put("start_us", startUs);
+        m.put("end_us", endUs);
+        m.put("duration_us", durationUs());
+        for (Category c : Category.values()) {
+            m.put(c.key() + "_us", times.get(c));
+        }
+        m.put("cp_packets", path.packets());
+        m.put("cp_rounds", path.rounds());
+        m.put("cp_arcs", path.arcs());
+        m.put("max_server_arc_us", path.maxServerArcUs());
+        m.put("handshake_us", nullIfNegative(path.handshakeUs()));
+        m.put("first_byte_us", nullIfNegative(path.firstByteUs()));
+        m.put("server_think_us", nullIfNegative(path.serverThinkUs()));
+        m.put("server_think_estimated", path.serverThinkEstimated());
+        m.put("exchanges", path.exchanges());
+        m.put("packets_c2s", c2s.packets);
+        m.put("packets_s2c", s2c.packets);
+        m.put("bytes_c2s", c2s.bytes);
+        m.put("bytes_s2c", s2c.bytes);
+        m.put("retransmissions", retransmissions());
+        m.put("retransmitted_bytes", c2s.retransmittedBytes + s2c.retransmittedBytes);
+        m.put("fast_retransmits", fastRetransmits());
+        m.put("timeouts", timeouts());
+        m.put("backoffs", backoffs());
+        m.put("tail_loss_probes", c2s.tailLossProbes + s2c.tailLossProbes);
+        m.put("spurious_retransmissions", c2s.spuriousRetransmissions + s2c.spuriousRetransmissions);
+        m.put("dup_acks", c2s.dupAcksReceived + s2c.dupAcksReceived);
+        m.put("zero_window_us", c2s.zeroWindowUs + s2c.zeroWindowUs);
+        m.put("zero_window_episodes", c2s.zeroWindowEpisodes + s2c.zeroWindowEpisodes);
+        m.put("rwnd_limited_us", c2s.rwndLimitedUs + s2c.rwndLimitedUs);
+        m.put("longest_burst", Math.max(c2s.longestBurst, s2c.longestBurst));
+        m.put("initial_flight", Math.max(c2s.initialFlight, s2c.initialFlight));
+        m.put("min_rtt_us", nullIfNegative(timing.minRttUs()));
+        m.put("min_owd_c2s_us", "two_point".equals(mode) ? nullIfNegative(timing.minOwdC2sUs()) : null);
+        m.put("min_owd_s2c_us", "two_point".equals(mode) ? nullIfNegative(timing.minOwdS2cUs()) : null);
+        m.put("srtt_server_us", nullIfNegative(s2c.srttUs));
+        m.put("clock_offset_us", "two_point".equals(mode) ? timing.clockOffsetUs() : null);
+        m.put("clock_offset_uncertainty_us", "two_point".equals(mode) ? nullIfNegative(timing.clockOffsetUncertaintyUs()) : null);
+        m.put("clock_offset_reliable", timing.clockOffsetReliable());
+        m.put("out_of_window", quality.outOfWindow());
+        m.put("capture_gaps", quality.captureGaps());
+        m.put("lost_between_sensors", quality.lostBetweenSensors());
+        m.put("duplicates_removed", quality.duplicatesRemoved());
+        m.put("super_segments", quality.superSegments());
+        m.put("reordered_in_capture", quality.reorderedInCapture());
+        m.put("mid_stream", quality.midStream());
+        m.put("closed", quality.closed());
+        m.put("pie_client_us", pie.clientUs());
+        m.put("pie_server_us", pie.serverUs());
+        m.put("pie_network_us", pie.networkUs());
+        m.put("boring", boring);
+        m.put("failed_rules", screenVerdict);
+        return m;
+    }
+
+    private static Long nullIfNegative(long v) {
+        return v < 0 ? null : v;
+    }
+
+    @Override
+    public String toString() {
+        return connUid + " " + clientAddr + ":" + clientPort + " > " + serverAddr + ":" + serverPort + " " + mode
+                + " duration " + durationUs() + " us: " + times;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.critpath.core.analysis;
+
+import dev.critpath.core.screen.ScreenVerdict;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Everything critpath says about one connection: profile, exchanges, the path itself, the screen's verdict. */
+public record ConnectionResult(ConnectionProfile profile, List<ExchangeProfile> exchanges, List<PathArc> arcs, ScreenVerdict verdict) {
+
+    /** Rows of the warehouse's `critical_path` table. */
+    public List<Map<String, Object>> arcColumns() {
+        return arcs.stream().map(a -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("conn_uid", profile.connUid);
+            m.put("arc_index", a.index());
+            m.put("from_us", a.fromUs());
+            m.put("to_us", a.toUs());
+            m.put("duration_us", a.durationUs());
+            m.put("arc_type", a.kind().key());
+            m.put("category", a.category().key());
+            m.put("propagation_us", a.times().get(Category.PROPAGATION));
+            m.put("queuing_us", a.times().get(Category.QUEUING));
+            m.put("endpoint", a.endpoint());
+            m.put("direction", a.c2s() ? "c2s" : "s2c");
+            m.put("flags", a.flags());
+            m.put("seq", a.seq());
+            m.put("len", a.len());
+            m.put("estimated", a.estimated());
+            return m;
+        }).toList();
+    }
+}

@@ -1,0 +1,208 @@
+package dev.critpath.core.analysis;
+
+import dev.critpath.core.event.TcpFlags;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * tcpeval's packet dependence graph and backward pass, generalised from HTTP/1.0 to any
+ * request/response exchange. Every packet event (a departure or an arrival at an endpoint) gets
+ * the one dependency that released it last:
+ * <ul>
+ * <li>an arrival depends on the departure of the same packet (network arc);</li>
+ * <li>a retransmission depends on the departure of the copy it repeats (loss arc);</li>
+ * <li>new data depends on the later of the ACK that opened the window for it and the peer's last
+ * data before this turn (the request it answers);</li>
+ * <li>an ACK depends on the peer packet that triggered it; a FIN, RST or anything else on the
+ * endpoint's previous event (host arcs).</li>
+ * </ul>
+ * The critical path is the chain of dependencies from the client's last event back to its SYN.
+ * Arc weights are differences of event times, so the path's arcs add up to its span exactly.
+ */
+final class CriticalPath {
+    private static final int NO_NODE = -1;
+
+    private final Timeline tl;
+    private final List<Tx> txs;
+    /** parent[node]; node = 2 * tx + (arrival ? 1 : 0). */
+    private final int[] parent;
+    private final PathArc.Kind[] arcKind;
+
+    final List<Arc> arcs = new ArrayList<>();
+    long startUs;
+    long endUs;
+
+    /** A raw arc between two nodes, before categories are assigned. */
+    record Arc(int from, int to, long fromUs, long toUs, PathArc.Kind kind) {
+    }
+
+    CriticalPath(Timeline tl) {
+        this.tl = tl;
+        this.txs = tl.txs;
+        parent = new int[2 * txs.size()];
+        arcKind = new PathArc.Kind[2 * txs.size()];
+        java.util.Arrays.fill(parent, NO_NODE);
+        linkEndpoint(true);
+        linkEndpoint(false);
+        walk();
+    }
+
+    static int dep(int tx) {
+        return 2 * tx;
+    }
+
+    static int arr(int tx) {
+        return 2 * tx + 1;
+    }
+
+    Tx tx(int node) {
+        return txs.get(node >> 1);
+    }
+
+    long time(int node) {
+        Tx t = tx(node);
+        return (node & 1) == 0 ? t.dep : t.arr;
+    }
+
+    static boolean isArrival(int node) {
+        return (node & 1) == 1;
+    }
+
+    /** Events at one endpoint in time order; arrivals first on ties (they may cause the departure). */
+    private int[] eventsAt(boolean client) {
+        List<long[]> ev = new ArrayList<>();
+        for (Tx t : txs) {
+            boolean sentHere = t.c2s() == client;
+            if (sentHere && t.dep != Tx.NONE) {
+                ev.add(new long[] {t.dep, 1, dep(t.idx)});
+            } else if (!sentHere && t.arr != Tx.NONE) {
+                ev.add(new long[] {t.arr, 0, arr(t.idx)});
+            }
+        }
+        ev.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
+        int[] out = new int[ev.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (int) ev.get(i)[2];
+        }
+        return out;
+    }
+
+    private void linkEndpoint(boolean client) {
+        int lastEvent = NO_NODE;
+        int lastPeerSeqArr = NO_NODE;
+        int lastPeerNewArr = NO_NODE;
+        boolean peerSpokeSinceMyData = false;
+        int turnTrigger = NO_NODE;
+        for (int node : eventsAt(client)) {
+            Tx t = tx(node);
+            if (isArrival(node)) {
+                link(node, dep(t.idx), PathArc.Kind.NETWORK);
+                if (t.p.carriesSeqSpace()) {
+                    lastPeerSeqArr = node;
+                    if (t.newAtReceiver) {
+                        lastPeerNewArr = node;
+                        peerSpokeSinceMyData = true;
+                    }
+                }
+            } else {
+                boolean newData = t.kind == Tx.Kind.NEW_DATA && t.p.len > 0;
+                if (newData && peerSpokeSinceMyData) {
+                    turnTrigger = lastPeerNewArr; // this turn answers what the peer said last
+                    peerSpokeSinceMyData = false;
+                }
+                linkDeparture(node, t, lastEvent, lastPeerSeqArr, newData ? turnTrigger : NO_NODE);
+            }
+            lastEvent = node;
+        }
+    }
+
+    private void linkDeparture(int node, Tx t, int lastEvent, int lastPeerSeqArr, int turnTrigger) {
+        long at = t.dep;
+        if (t.lossArc && t.rtxOf >= 0 && txs.get(t.rtxOf).dep != Tx.NONE && txs.get(t.rtxOf).dep <= at) {
+            link(node, dep(t.rtxOf), PathArc.Kind.LOSS);
+            return;
+        }
+        if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK)) {
+            return; // the connection's root
+        }
+        int chosen;
+        int window = t.liberator >= 0 && txs.get(t.liberator).arr != Tx.NONE && txs.get(t.liberator).arr <= at ? arr(t.liberator) : NO_NODE;
+        if (t.kind == Tx.Kind.NEW_DATA && t.p.len > 0) {
+            int app = turnTrigger != NO_NODE && time(turnTrigger) <= at ? turnTrigger : NO_NODE;
+            chosen = later(app, window);
+        } else if (t.kind == Tx.Kind.RETRANSMISSION && window != NO_NODE) {
+            chosen = window; // a re-send clocked by an ACK during recovery
+        } else if (t.has(TcpFlags.FIN) || t.has(TcpFlags.RST)) {
+            chosen = NO_NODE; // closing is the application's own decision: host time since its last event
+        } else {
+            chosen = lastPeerSeqArr; // an ACK (or SYN/ACK) answers the peer's latest packet
+        }
+        link(node, chosen != NO_NODE ? chosen : lastEvent, PathArc.Kind.HOST);
+    }
+
+    /** The later of two candidate nodes; the first wins ties. */
+    private int later(int a, int b) {
+        if (a == NO_NODE) {
+            return b;
+        }
+        if (b == NO_NODE) {
+            return a;
+        }
+        return time(b) > time(a) ? b : a;
+    }
+
+    private void link(int node, int from, PathArc.Kind kind) {
+        if (from == NO_NODE) {
+            return;
+        }
+        parent[node] = from;
+        arcKind[node] = kind;
+    }
+
+    /** The client's first and last events bound the connection as the client saw it. */
+    private void walk() {
+        int[] clientEvents = eventsAt(true);
+        if (clientEvents.length == 0) {
+            return;
+        }
+        int end = clientEvents[clientEvents.length - 1];
+        startUs = time(clientEvents[0]);
+        endUs = time(end);
+        List<Arc> rev = new ArrayList<>();
+        int node = end;
+        java.util.BitSet seen = new java.util.BitSet(parent.length);
+        while (parent[node] != NO_NODE && !seen.get(node)) {
+            seen.set(node); // network arcs take at least 1 µs, so a cycle cannot form; stay safe anyway
+            int p = parent[node];
+            rev.add(new Arc(p, node, time(p), time(node), arcKind[node]));
+            node = p;
+        }
+        long rootUs = time(node);
+        if (rootUs > startUs) {
+            rev.add(new Arc(NO_NODE, node, startUs, rootUs, PathArc.Kind.UNKNOWN)); // mid-stream: nothing explains the start
+        }
+        Collections.reverse(rev);
+        for (Arc a : rev) {
+            if (a.toUs() <= startUs && a.kind() != PathArc.Kind.UNKNOWN) {
+                continue; // before the client's first event (server packets caught mid-stream)
+            }
+            arcs.add(a.fromUs() < startUs ? new Arc(a.from(), a.to(), startUs, a.toUs(), a.kind()) : a);
+        }
+    }
+
+    /** Endpoint where a node happens: "client" or "server". */
+    String endpointOf(int node) {
+        Tx t = tx(node);
+        boolean atClient = t.c2s() != isArrival(node);
+        return atClient ? "client" : "server";
+    }
+
+    boolean estimated(int node) {
+        if (node == NO_NODE) {
+            return true;
+        }
+        Tx t = tx(node);
+        return isArrival(node) ? t.arrEstimated : t.depEstimated;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.critpath.core.analysis;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One request/response exchange of a connection (HTTP/1.1 keep-alive gives several): the part of
+ * the connection's critical path from the first request byte leaving the client to the last
+ * response byte reaching it. Row of the warehouse's `exchanges` table.
+ */
+public record ExchangeProfile(
+        String connUid,
+        int index,
+        long startUs,
+        long endUs,
+        long requestBytes,
+        long responseBytes,
+        long serverThinkUs,
+        boolean serverThinkEstimated,
+        long firstByteUs,
+        CategoryTimes times) {
+
+    public long durationUs() {
+        return endUs - startUs;
+    }
+
+    public Map<String, Object> columns() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("conn_uid", connUid);
+        m.put("exchange_index", index);
+        m.put("start_us", startUs);
+        m.put("end_us", endUs);
+        m.put("duration_us", durationUs());
+        m.put("request_bytes", requestBytes);
+        m.put("response_bytes", responseBytes);
+        m.put("server_think_us", serverThinkUs < 0 ? null : serverThinkUs);
+        m.put("server_think_estimated", serverThinkEstimated);
+        m.put("first_byte_us", firstByteUs < 0 ? null : firstByteUs);
+        for (Category c : Category.values()) {
+            m.put(c.key() + "_us", times.get(c));
+        }
+        return m;
+    }
+}

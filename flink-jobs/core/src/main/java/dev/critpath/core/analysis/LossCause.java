@@ -1,0 +1,13 @@
+package dev.critpath.core.analysis;
+
+/** How the sender recognised the loss that a retransmission repairs. */
+public enum LossCause {
+    /** Duplicate ACKs or SACK information (RFC 5681 fast retransmit, SACK/RACK recovery). */
+    FAST_RETRANSMIT,
+    /** The retransmission timer (RTO). */
+    TIMEOUT,
+    /** The timer again for the same segment, with no progress since: exponential backoff. */
+    BACKOFF,
+    /** Linux tail loss probe: a timer shorter than the RTO re-sends the last segment. */
+    TAIL_LOSS_PROBE
+}

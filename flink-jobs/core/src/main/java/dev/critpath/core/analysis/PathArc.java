@@ -1,0 +1,44 @@
+package dev.critpath.core.analysis;
+
+/**
+ * One arc of the critical path: from a packet event to the event that depended on it. Network
+ * arcs split into propagation and queuing; the other kinds carry one category.
+ *
+ * @param fromUs     time of the earlier event, µs on the client timeline
+ * @param kind       network, host or loss (tcpeval's arc types), unknown before a mid-stream start
+ * @param category   the category of a host/loss arc; for network arcs the larger part
+ * @param times      the arc's microseconds per category
+ * @param endpoint   "client"/"server": where a host or loss arc happens, or the receiver of a network arc
+ * @param c2s        direction of the packet at the arc's end
+ * @param flags      tcpdump-style flags of that packet
+ * @param seq        its relative sequence number (first data byte = 1)
+ * @param len        its payload length
+ * @param estimated  true when an end of the arc is an estimate (a capture did not see it)
+ */
+public record PathArc(
+        int index,
+        long fromUs,
+        long toUs,
+        Kind kind,
+        Category category,
+        CategoryTimes times,
+        String endpoint,
+        boolean c2s,
+        String flags,
+        long seq,
+        int len,
+        boolean estimated) {
+
+    public long durationUs() {
+        return toUs - fromUs;
+    }
+
+    /** tcpeval's arc types. */
+    public enum Kind {
+        NETWORK, HOST, LOSS, UNKNOWN;
+
+        public String key() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+}

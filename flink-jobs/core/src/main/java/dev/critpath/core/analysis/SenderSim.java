@@ -1,0 +1,781 @@
+package dev.critpath.core.analysis;
+
+import dev.critpath.core.event.TcpFlags;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * Replays one direction's sender: its data departures and the ACK arrivals it saw, in time order,
+ * through a TCP Reno model (RFC 5681 slow start and congestion avoidance, fast retransmit with
+ * PRR or window-inflation fast recovery, RTO with backoff, the receiver's scaled window). It marks
+ * each new data packet with the ACK whose arrival opened the window for it (tcpeval's forward
+ * pass), each retransmission with the transmission it repeats and how the loss was recognised.
+ * Data sent beyond the simulated window (CUBIC, hidden timeouts, PRR timing) re-synchronises
+ * the window to the observed flight and is counted, never fatal.
+ */
+final class SenderSim {
+    private static final int SCAN_LIMIT = 512;
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final List<Tx> txs;
+    private final boolean c2s;
+    private final AnalysisConfig cfg;
+    private final int mss;
+    /** Shift the receiver applies to its advertised windows (its SYN's window scale); -1 unknown. */
+    private final int rcvWscale;
+    private final boolean sack;
+    final DirectionStats stats = new DirectionStats();
+
+    // sequence state
+    private boolean established;
+    private long una;
+    private long nxt;
+    private long rwnd = -1;
+    // congestion state, in segments
+    private long cwnd;
+    private long cwndCnt;
+    private long ssthresh;
+    private int dupacks;
+    private boolean inRecovery;
+    private long recoverPoint;
+    private boolean inLoss;
+    private long lossPoint;
+    private long lossStart = NONE;
+    private long priorCwnd;
+    private long prrDelivered;
+    private long prrOut;
+    // cwnd validation (Linux tcp_cwnd_validate)
+    private boolean isCwndLimited;
+    private long maxPacketsOut;
+    private long cwndUsageSeq;
+    // timers
+    private long srtt = -1;
+    private long rttvar;
+    private long minRtt = -1;
+    private long lastDataSend = NONE;
+    private long lastLossEvidence = NONE;
+    private long lastAckTime = NONE;
+    private int lastAckTx = -1;
+    private long pipeBeforeLastAck;
+    // scoreboard of sent, not cumulatively acknowledged segments
+    private final ArrayDeque<Seg> outstanding = new ArrayDeque<>();
+    /** Every transmission carrying sequence space, in departure order, to find what a re-send repeats. */
+    private final List<Tx> sent = new ArrayList<>();
+    private int renoSacked;
+    // running totals over the scoreboard, so pipe() is O(1)
+    private long outSegs;
+    private long sackedSegs;
+    private long lostSegs;
+    // liberation history: after each ACK (or window change), the highest sequence the window allowed
+    private long[] evTime = new long[64];
+    private int[] evTx = new int[64];
+    private long[] evLimit = new long[64];
+    private boolean[] evFlowStart = new boolean[64];
+    private int evCount;
+    // window-limited and zero-window accounting
+    private boolean rwndBound;
+    private long rwndBoundSince = NONE;
+    private long rwndBoundLimit;
+    private boolean rwndLimitReached;
+    private long zeroWindowSince = NONE;
+    private long zeroWindowNxt;
+    private final List<long[]> zeroWindows = new ArrayList<>();
+    // bursts
+    private int burstLiberator = Integer.MIN_VALUE;
+    private long burstLen;
+    private long burstLastDep = NONE;
+    private boolean burstFromFlowStart;
+
+    /** A sent segment, possibly retransmitted, not yet cumulatively acknowledged. */
+    private static final class Seg {
+        final long seq;
+        final long end;
+        final int segs;
+        int lastTx;
+        long lastDep;
+        boolean sacked;
+        boolean lost;
+        boolean everRetransmitted;
+        LossCause lastCause;
+        long unaAtLastTimer = NONE;
+
+        Seg(long seq, long end, int segs, int tx, long dep) {
+            this.seq = seq;
+            this.end = end;
+            this.segs = segs;
+            this.lastTx = tx;
+            this.lastDep = dep;
+        }
+    }
+
+    SenderSim(List<Tx> txs, boolean c2s, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack) {
+        this.txs = txs;
+        this.c2s = c2s;
+        this.cfg = cfg;
+        this.mss = Math.max(mss, 1);
+        this.rcvWscale = rcvWscale;
+        this.sack = sack;
+        this.cwnd = cfg.initialWindow;
+        this.ssthresh = cfg.initialSsthresh;
+    }
+
+    void run() {
+        List<Tx> sends = new ArrayList<>();
+        List<Tx> acks = new ArrayList<>();
+        for (Tx t : txs) {
+            if (t.c2s() == c2s && t.dep != Tx.NONE) {
+                sends.add(t);
+            } else if (t.c2s() != c2s && t.arr != Tx.NONE && t.has(TcpFlags.ACK)) {
+                acks.add(t);
+            }
+        }
+        sends.sort((a, b) -> Long.compare(a.dep, b.dep));
+        acks.sort((a, b) -> Long.compare(a.arr, b.arr));
+        int i = 0;
+        int j = 0;
+        while (i < sends.size() || j < acks.size()) {
+            // an ACK and a send in the same microsecond: the ACK may have caused the send
+            if (j < acks.size() && (i == sends.size() || acks.get(j).arr <= sends.get(i).dep)) {
+                onAck(acks.get(j++));
+            } else {
+                onSend(sends.get(i++));
+            }
+        }
+        long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep, acks.isEmpty() ? NONE : acks.get(acks.size() - 1).arr);
+        finishAccounting(end);
+        stats.srttUs = srtt;
+        stats.minRttUs = minRtt;
+    }
+
+    // ------------------------------------------------------------------ ACK arrivals
+
+    private void onAck(Tx a) {
+        long t = a.arr;
+        long ack = a.p.ack;
+        if (!established) {
+            if (ack < 1) {
+                return;
+            }
+            established = true;
+            una = 1;
+            nxt = Math.max(nxt, 1);
+            dropAcked(1, t);
+            rwnd = window(a);
+            recordEvent(t, a.idx, true);
+            lastAckTime = t;
+            lastAckTx = a.idx;
+            return;
+        }
+        long prevRwnd = rwnd;
+        pipeBeforeLastAck = pipe();
+        rwnd = window(a);
+        int newlySacked = applySack(a.p.sack);
+        boolean lossEvidence = newlySacked > 0;
+        if (ack > una) {
+            long acked = dropAcked(ack, t);
+            una = ack;
+            dupacks = 0;
+            renoSacked = 0;
+            if (inRecovery) {
+                if (una >= recoverPoint) {
+                    inRecovery = false;
+                    cwnd = Math.max(ssthresh, 1);
+                } else {
+                    lossEvidence = true; // partial ACK: the next hole is lost too (NewReno)
+                    prr(acked + newlySacked);
+                }
+            } else {
+                if (inLoss && una >= lossPoint) {
+                    inLoss = false;
+                }
+                grow(acked);
+            }
+        } else if (ack == una && a.p.len == 0 && !a.has(TcpFlags.SYN) && !a.has(TcpFlags.FIN)
+                && nxt > una && (rwnd == prevRwnd || a.p.sack != null)) {
+            dupacks++;
+            stats.dupAcksReceived++;
+            lossEvidence = true;
+            if (!sack) {
+                renoSacked = (int) Math.min(renoSacked + 1, Math.max(outstandingSegs() - 1, 0));
+            }
+            if (inRecovery) {
+                prr(Math.max(1, newlySacked));
+            }
+        }
+        if (lossEvidence) {
+            lastLossEvidence = t;
+        }
+        trackWindows(t);
+        recordEvent(t, a.idx, false);
+        lastAckTime = t;
+        lastAckTx = a.idx;
+    }
+
+    /**
+     * The receiver's window in bytes; SYN segments are never scaled (RFC 7323). Caught mid-stream
+     * the scale is unknown, so the window is too (-1) rather than wrongly tiny.
+     */
+    private long window(Tx a) {
+        if (a.has(TcpFlags.SYN)) {
+            return a.p.win;
+        }
+        return rcvWscale < 0 ? -1 : (long) a.p.win << rcvWscale;
+    }
+
+    /** Removes what the ACK covers from the scoreboard; returns segments newly acknowledged. */
+    private long dropAcked(long ack, long t) {
+        long acked = 0;
+        Seg newest = null;
+        while (!outstanding.isEmpty() && outstanding.peekFirst().end <= ack) {
+            Seg s = outstanding.pollFirst();
+            forget(s);
+            if (!s.sacked) {
+                acked += s.segs;
+            }
+            newest = s;
+        }
+        if (newest != null && !newest.everRetransmitted) {
+            rttSample(t - newest.lastDep); // Karn: only never-retransmitted segments
+        }
+        return acked;
+    }
+
+    private void rttSample(long r) {
+        if (r < 0) {
+            return;
+        }
+        minRtt = minRtt < 0 ? r : Math.min(minRtt, r);
+        if (srtt < 0) {
+            srtt = r;
+            rttvar = r / 2;
+        } else {
+            rttvar = (3 * rttvar + Math.abs(srtt - r)) / 4;
+            srtt = (7 * srtt + r) / 8;
+        }
+    }
+
+    /** Linux's RTO: srtt + 4 rttvar, but at least the minimum RTO above srtt. */
+    private long rto() {
+        if (srtt < 0) {
+            return 1_000_000;
+        }
+        return srtt + Math.max(4 * rttvar, cfg.rtoMinUs);
+    }
+
+    private int applySack(long[] blocks) {
+        if (blocks == null || !sack) {
+            return 0;
+        }
+        long top = 0;
+        for (int k = 1; k < blocks.length; k += 2) {
+            top = Math.max(top, blocks[k]);
+        }
+        int newly = 0;
+        for (Seg s : outstanding) {
+            if (s.seq >= top) {
+                break;
+            }
+            if (s.sacked) {
+                continue;
+            }
+            for (int k = 0; k + 1 < blocks.length; k += 2) {
+                if (blocks[k] <= s.seq && s.end <= blocks[k + 1]) {
+                    s.sacked = true;
+                    sackedSegs += s.segs;
+                    if (s.lost) {
+                        s.lost = false;
+                        lostSegs -= s.segs;
+                    }
+                    newly += s.segs;
+                    break;
+                }
+            }
+        }
+        return newly;
+    }
+
+    private void remember(Seg s) {
+        outstanding.addLast(s);
+        outSegs += s.segs;
+    }
+
+    private void forget(Seg s) {
+        outSegs -= s.segs;
+        if (s.sacked) {
+            sackedSegs -= s.segs;
+        }
+        if (s.lost) {
+            lostSegs -= s.segs;
+        }
+    }
+
+    /** Slow start then congestion avoidance (Linux tcp_reno_cong_avoid, byte counting in segments). */
+    private void grow(long acked) {
+        if (acked <= 0 || (cfg.cwndValidation && !cwndLimited())) {
+            return;
+        }
+        if (cwnd < ssthresh) {
+            long inc = Math.min(acked, ssthresh - cwnd);
+            if (cfg.slowStartIncreasePerAck > 0) {
+                inc = Math.min(inc, cfg.slowStartIncreasePerAck);
+                acked = inc; // classic Reno: the rest of this ACK does not carry into avoidance
+            }
+            cwnd += inc;
+            acked -= inc;
+        }
+        if (acked > 0) {
+            cwndCnt += acked;
+            if (cwndCnt >= cwnd) {
+                cwnd += cwndCnt / cwnd;
+                cwndCnt %= cwnd;
+            }
+        }
+        stats.maxCwndSegments = Math.max(stats.maxCwndSegments, cwnd);
+    }
+
+    /** Linux tcp_cwnd_validate on the send path: how much of cwnd the current window of data uses. */
+    private void validateCwnd() {
+        long pipe = pipe();
+        boolean limitedNow = pipe >= cwnd;
+        if (una >= cwndUsageSeq || limitedNow || (!isCwndLimited && pipe > maxPacketsOut)) {
+            isCwndLimited = limitedNow;
+            maxPacketsOut = pipe;
+            cwndUsageSeq = nxt;
+        }
+    }
+
+    private boolean cwndLimited() {
+        return isCwndLimited || (cwnd < ssthresh && cwnd < 2 * maxPacketsOut);
+    }
+
+    /** RFC 6937 proportional rate reduction: cwnd = pipe + what may be sent for what was delivered. */
+    private void prr(long delivered) {
+        if (!cfg.prr) {
+            cwnd++; // RFC 5681 window inflation per duplicate ACK
+            return;
+        }
+        prrDelivered += delivered;
+        long pipe = pipe();
+        long sndcnt;
+        if (pipe > ssthresh) {
+            sndcnt = (ssthresh * prrDelivered + priorCwnd - 1) / Math.max(priorCwnd, 1) - prrOut;
+        } else {
+            sndcnt = Math.min(ssthresh - pipe, Math.max(prrDelivered - prrOut, delivered) + 1);
+        }
+        sndcnt = Math.max(sndcnt, prrOut == 0 ? 1 : 0);
+        cwnd = pipe + Math.max(sndcnt, 0);
+    }
+
+    // ------------------------------------------------------------------ departures
+
+    private void onSend(Tx s) {
+        long t = s.dep;
+        stats.packets++;
+        if (s.has(TcpFlags.SYN)) {
+            onSyn(s);
+            return;
+        }
+        if (!established) {
+            // data before any ACK: mid-stream capture or TCP Fast Open; start from what we see
+            established = true;
+            una = s.seq();
+            nxt = s.seq();
+        }
+        boolean seqSpace = s.p.carriesSeqSpace();
+        if (!seqSpace) {
+            if (s.seq() < una && s.isPureAck() && nxt > 0) {
+                classifyProbe(s);
+            }
+            return; // pure ACK or window update
+        }
+        if (s.p.len <= 1 && s.seq() == una - 1 && !s.has(TcpFlags.FIN)) {
+            s.kind = Tx.Kind.KEEPALIVE;
+            stats.keepalives++;
+            return;
+        }
+        if (s.seq() < nxt) {
+            onRetransmission(s, t);
+            return;
+        }
+        if (rwnd == 0 && s.p.len <= 1 && !s.has(TcpFlags.FIN)) {
+            s.kind = Tx.Kind.WINDOW_PROBE; // RFC 1122 probe: one byte beyond a closed window
+            stats.windowProbes++;
+            return;
+        }
+        onNewData(s, t);
+    }
+
+    private void onSyn(Tx s) {
+        int prev = previousTransmission(0);
+        if (prev >= 0) {
+            s.kind = Tx.Kind.RETRANSMISSION;
+            s.rtxOf = prev;
+            Tx p = txs.get(prev);
+            s.lossCause = p.lossCause == LossCause.TIMEOUT || p.lossCause == LossCause.BACKOFF ? LossCause.BACKOFF : LossCause.TIMEOUT;
+            s.lossArc = true;
+            countTimer(s.lossCause);
+            stats.retransmissions++;
+            markSpurious(s, p);
+        }
+        sent.add(s);
+        nxt = Math.max(nxt, 1);
+    }
+
+    private void classifyProbe(Tx s) {
+        if (rwnd == 0) {
+            s.kind = Tx.Kind.WINDOW_PROBE;
+            stats.windowProbes++;
+        } else {
+            s.kind = Tx.Kind.KEEPALIVE;
+            stats.keepalives++;
+        }
+    }
+
+    private void onNewData(Tx s, long t) {
+        s.kind = Tx.Kind.NEW_DATA;
+        int segs = segs(s.p.len);
+        if (s.p.len > 0) {
+            stats.dataPackets++;
+            stats.bytes += s.p.len;
+        }
+        if (cfg.slowStartAfterIdle && outstanding.isEmpty() && lastDataSend != NONE && t - lastDataSend > rto()) {
+            restartAfterIdle(t - lastDataSend);
+            recordBarrier(t, -1);
+        }
+        long e = s.end();
+        long dataEnd = s.seq() + s.p.len; // Linux lets a FIN go whatever the congestion window
+        boolean finOnly = s.p.len == 0;
+        if (!finOnly) {
+            if (limit() >= dataEnd) {
+                s.liberator = liberatorFor(dataEnd);
+                if (clockedByLastAck(t) && s.liberator != lastAckTx) {
+                    s.liberator = lastAckTx;
+                    stats.ackClocked++;
+                }
+            } else {
+                resync(s, t, dataEnd, segs);
+            }
+        }
+        remember(new Seg(s.seq(), e, Math.max(segs, 1), s.idx, t));
+        sent.add(s);
+        nxt = e;
+        if (s.p.len > 0) {
+            lastDataSend = t;
+        }
+        if (inRecovery) {
+            prrOut += segs;
+        }
+        validateCwnd();
+        trackBurst(s, t);
+        if (rwndBound && rwnd >= 0 && e + mss > una + rwnd) {
+            rwndLimitReached = true;
+        }
+    }
+
+    /** The sender, with data in flight, answered the last ACK within the clocking slack. */
+    private boolean clockedByLastAck(long t) {
+        return lastAckTime != NONE && t - lastAckTime <= cfg.ackClockSlackUs && pipeBeforeLastAck > 0;
+    }
+
+    private void resync(Tx s, long t, long e, int segs) {
+        s.outOfWindow = true;
+        stats.outOfWindow++;
+        s.liberator = lastAckTx;
+        if (rwnd >= 0 && e > una + rwnd) {
+            stats.rwndViolations++;
+        } else {
+            cwnd = Math.max(cwnd, pipe() + segs);
+            stats.maxCwndSegments = Math.max(stats.maxCwndSegments, cwnd);
+        }
+        recordBarrier(t, lastAckTx);
+    }
+
+    /** Linux tcp_cwnd_restart: halve per RTO idle, not below the initial window. */
+    private void restartAfterIdle(long idle) {
+        long restart = Math.min(cfg.initialWindow, cwnd);
+        long rto = rto();
+        long c = cwnd;
+        for (long d = idle - rto; d > 0 && c > restart; d -= rto) {
+            c >>= 1;
+        }
+        cwnd = Math.max(c, restart);
+        cwndCnt = 0;
+    }
+
+    private void onRetransmission(Tx s, long t) {
+        s.kind = Tx.Kind.RETRANSMISSION;
+        stats.retransmissions++;
+        stats.retransmittedBytes += s.p.len;
+        int prevIdx = previousTransmission(s.seq());
+        s.rtxOf = prevIdx;
+        Seg seg = segmentAt(s.seq());
+        Tx prev = prevIdx >= 0 ? txs.get(prevIdx) : null;
+        boolean clocked = inLoss && lastAckTime != NONE && lastAckTime > lossStart && t - lastAckTime <= cfg.ackTriggerSlackUs;
+        LossCause cause = clocked ? LossCause.TIMEOUT : classify(s, t, seg, prev);
+        s.lossCause = cause;
+        if (prev != null) {
+            markSpurious(s, prev);
+        }
+        if (clocked) {
+            // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
+            stats.slowStartRetransmits++;
+            s.liberator = lastAckTx;
+        } else if (cause == LossCause.FAST_RETRANSMIT) {
+            stats.fastRetransmits++;
+            s.lossArc = !inRecovery; // later re-sends of the recovery are released by ACKs
+            s.liberator = lastAckTx;
+            if (!inRecovery && !inLoss) {
+                enterRecovery(t);
+            }
+        } else {
+            countTimer(cause);
+            s.lossArc = true;
+            if (cause != LossCause.TAIL_LOSS_PROBE) {
+                enterLoss(t, cause == LossCause.BACKOFF);
+            }
+        }
+        if (seg != null) {
+            seg.everRetransmitted = true;
+            if (seg.lost) {
+                seg.lost = false; // back in flight
+                lostSegs -= seg.segs;
+            }
+            seg.lastTx = s.idx;
+            seg.lastDep = t;
+            seg.lastCause = cause;
+            if (cause == LossCause.TIMEOUT || cause == LossCause.BACKOFF) {
+                seg.unaAtLastTimer = una;
+            }
+        }
+        sent.add(s);
+        if (s.end() > nxt) {
+            nxt = s.end(); // repacketised: old and new bytes together
+        }
+        if (inRecovery) {
+            prrOut += segs(s.p.len);
+        }
+    }
+
+    /**
+     * Told apart as tcpeval does, from what the sender had seen: a re-send right after an ACK
+     * carrying loss evidence (duplicate ACKs, SACK, a partial ACK in recovery) is a fast
+     * retransmit; otherwise a timer fired: again for the same segment without progress is
+     * backoff, the first re-send of the highest segment with SACK on in the open state is a
+     * tail loss probe (Linux sends TLPs only with SACK), anything else a coarse timeout.
+     */
+    private LossCause classify(Tx s, long t, Seg seg, Tx prev) {
+        long reorderWindow = sack && minRtt > 0 ? minRtt / 4 : 0; // RACK may wait min_rtt/4
+        boolean evidenceSincePrev = lastLossEvidence != NONE && (prev == null || lastLossEvidence >= prev.dep);
+        boolean ackTriggered = evidenceSincePrev && lastAckTime != NONE && t - lastLossEvidence <= cfg.ackTriggerSlackUs + reorderWindow;
+        if (ackTriggered && !inLoss && (inRecovery || dupacks >= 1 || sack)) {
+            return LossCause.FAST_RETRANSMIT;
+        }
+        if (seg != null && (seg.lastCause == LossCause.TIMEOUT || seg.lastCause == LossCause.BACKOFF) && seg.unaAtLastTimer == una) {
+            return LossCause.BACKOFF;
+        }
+        if (sack && !inRecovery && !inLoss && s.end() >= nxt && (seg == null || seg.lastCause == null)) {
+            return LossCause.TAIL_LOSS_PROBE;
+        }
+        return LossCause.TIMEOUT;
+    }
+
+    private void countTimer(LossCause c) {
+        switch (c) {
+            case TIMEOUT -> stats.timeouts++;
+            case BACKOFF -> stats.backoffs++;
+            case TAIL_LOSS_PROBE -> stats.tailLossProbes++;
+            default -> throw new IllegalStateException(c.name());
+        }
+    }
+
+    /** A re-send whose earlier copy reached the receiver repaired nothing there. */
+    private void markSpurious(Tx s, Tx prev) {
+        if (prev.arr != Tx.NONE && !prev.arrEstimated) {
+            stats.spuriousRetransmissions++;
+        }
+    }
+
+    private void enterRecovery(long t) {
+        inRecovery = true;
+        recoverPoint = nxt;
+        priorCwnd = cwnd;
+        ssthresh = Math.max(cwnd / 2, 2);
+        prrDelivered = 0;
+        prrOut = 0;
+        if (!cfg.prr) {
+            cwnd = ssthresh + cfg.dupThresh;
+        }
+        recordBarrier(t, lastAckTx);
+    }
+
+    private void enterLoss(long t, boolean backoff) {
+        if (!backoff) {
+            ssthresh = Math.max(cwnd / 2, 2); // RFC 5681: held constant on repeated timeouts
+        }
+        cwnd = 1;
+        cwndCnt = 0;
+        inRecovery = false;
+        inLoss = true;
+        lossPoint = nxt;
+        lossStart = t;
+        for (Seg s : outstanding) {
+            if (!s.sacked && !s.lost) {
+                s.lost = true;
+                lostSegs += s.segs;
+            }
+        }
+        recordBarrier(t, -1);
+    }
+
+    // ------------------------------------------------------------------ window bookkeeping
+
+    /** Segments counted as in flight (RFC 6675 pipe; without SACK, dup ACKs stand for SACKs). */
+    private long pipe() {
+        return Math.max(0, outSegs - sackedSegs - lostSegs - renoSacked);
+    }
+
+    private long outstandingSegs() {
+        return outSegs;
+    }
+
+    /** Highest sequence number the windows allow right now. */
+    private long limit() {
+        long allowed = Math.max(0, cwnd - pipe());
+        long byCwnd = nxt + allowed * mss;
+        long byRwnd = rwnd >= 0 ? una + rwnd : Long.MAX_VALUE;
+        return Math.min(byCwnd, byRwnd);
+    }
+
+    private int segs(int len) {
+        return Math.max(1, (len + mss - 1) / mss);
+    }
+
+    private void recordEvent(long t, int tx, boolean flowStart) {
+        if (evCount == evTime.length) {
+            int n = evCount * 2;
+            evTime = java.util.Arrays.copyOf(evTime, n);
+            evTx = java.util.Arrays.copyOf(evTx, n);
+            evLimit = java.util.Arrays.copyOf(evLimit, n);
+            evFlowStart = java.util.Arrays.copyOf(evFlowStart, n);
+        }
+        evTime[evCount] = t;
+        evTx[evCount] = tx;
+        evLimit[evCount] = limit();
+        evFlowStart[evCount] = flowStart;
+        evCount++;
+    }
+
+    /** A window change not caused by an ACK; tx names what the sender was reacting to, or -1. */
+    private void recordBarrier(long t, int tx) {
+        recordEvent(t, tx, false);
+    }
+
+    /**
+     * The earliest event after which the window kept allowing byte e-1: scan back while the
+     * recorded limit covers it. Long app-limited stretches are cut at SCAN_LIMIT events; the
+     * application dependency dominates there anyway.
+     */
+    private int liberatorFor(long e) {
+        int j = evCount - 1;
+        int stop = Math.max(0, evCount - SCAN_LIMIT);
+        while (j >= stop && evLimit[j] >= e) {
+            j--;
+        }
+        int k = j + 1;
+        if (k >= evCount) {
+            return lastAckTx;
+        }
+        return evTx[k];
+    }
+
+    private boolean liberatedAtFlowStart(int liberator) {
+        for (int k = 0; k < evCount && k < 4; k++) {
+            if (evFlowStart[k] && evTx[k] == liberator) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void trackBurst(Tx s, long t) {
+        if (s.p.len == 0) {
+            return;
+        }
+        boolean sameBurst = s.liberator == burstLiberator && burstLastDep != NONE && t - burstLastDep <= cfg.burstGapUs;
+        if (sameBurst) {
+            burstLen++;
+        } else {
+            burstLiberator = s.liberator;
+            burstLen = 1;
+            burstFromFlowStart = s.liberator < 0 || liberatedAtFlowStart(s.liberator);
+        }
+        burstLastDep = t;
+        if (burstFromFlowStart) {
+            stats.initialFlight = Math.max(stats.initialFlight, burstLen);
+        } else {
+            stats.longestBurst = Math.max(stats.longestBurst, burstLen);
+        }
+    }
+
+    /** Receive-window-limited and zero-window time, closed at each ACK. */
+    private void trackWindows(long t) {
+        if (rwndBoundSince != NONE) {
+            if (rwndBound && rwndLimitReached) {
+                stats.rwndLimitedUs += t - rwndBoundSince;
+            }
+        }
+        long byCwnd = nxt + Math.max(0, cwnd - pipe()) * mss;
+        rwndBound = rwnd >= 0 && una + rwnd < byCwnd;
+        rwndBoundLimit = una + rwnd;
+        rwndLimitReached = rwndBound && nxt + mss > rwndBoundLimit;
+        rwndBoundSince = t;
+        if (rwnd == 0 && zeroWindowSince == NONE) {
+            zeroWindowSince = t;
+            zeroWindowNxt = nxt;
+        } else if (rwnd > 0 && zeroWindowSince != NONE) {
+            zeroWindows.add(new long[] {zeroWindowSince, t, zeroWindowNxt});
+            zeroWindowSince = NONE;
+        }
+    }
+
+    private void finishAccounting(long end) {
+        if (zeroWindowSince != NONE && end != NONE) {
+            zeroWindows.add(new long[] {zeroWindowSince, end, zeroWindowNxt});
+        }
+        // a zero window only cost time when the sender had data to send behind it
+        for (long[] z : zeroWindows) {
+            if (nxt > z[2] || outstandingAt(z[2])) {
+                stats.zeroWindowUs += z[1] - z[0];
+                stats.zeroWindowEpisodes++;
+            }
+        }
+    }
+
+    private boolean outstandingAt(long nxtThen) {
+        return nxtThen > una || !outstanding.isEmpty();
+    }
+
+    /** The latest earlier transmission containing byte seq (re-sends are rare, so a bounded scan back is cheap). */
+    private int previousTransmission(long seq) {
+        for (int i = sent.size() - 1; i >= Math.max(0, sent.size() - SCAN_LIMIT * 128); i--) {
+            Tx t = sent.get(i);
+            if (t.seq() <= seq && seq < t.end()) {
+                return t.idx;
+            }
+        }
+        return -1;
+    }
+
+    private Seg segmentAt(long seq) {
+        Iterator<Seg> it = outstanding.iterator();
+        while (it.hasNext()) {
+            Seg s = it.next();
+            if (s.seq <= seq && seq < s.end) {
+                return s;
+            }
+        }
+        return null;
+    }
+}

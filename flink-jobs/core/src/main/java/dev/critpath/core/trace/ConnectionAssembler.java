@@ -1,0 +1,166 @@
+package dev.critpath.core.trace;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Groups packet events from any number of sensors into connection instances. A flow (Community
+ * ID) is split into instances only on a fresh SYN with a new ISN after the previous instance
+ * closed, moved data, or went idle; retransmitted SYNs, SYN/ACKs (even with a different ISN) and
+ * FINs stay in their connection. Instances of different sensors are paired by the client's ISN,
+ * or for mid-stream captures by overlapping sequence ranges.
+ */
+public final class ConnectionAssembler {
+    /** A new SYN after this much silence starts a new instance even without a close. */
+    private final long reuseIdleUs;
+    private final Map<String, Map<String, List<PacketEvent>>> byFlowAndSensor = new LinkedHashMap<>();
+    private final Map<String, SensorRole> roleHints = new LinkedHashMap<>();
+
+    public ConnectionAssembler(long reuseIdleUs) {
+        this.reuseIdleUs = reuseIdleUs;
+    }
+
+    public ConnectionAssembler() {
+        this(30_000_000L);
+    }
+
+    public void add(PacketEvent e) {
+        byFlowAndSensor.computeIfAbsent(e.communityId(), k -> new LinkedHashMap<>())
+                .computeIfAbsent(e.sensor(), k -> new ArrayList<>()).add(e);
+        if (e.sensorRole() != null && e.sensorRole() != SensorRole.UNKNOWN) {
+            roleHints.put(e.sensor(), e.sensorRole());
+        }
+    }
+
+    /** All connections seen so far, in order of first appearance. */
+    public List<ConnectionTrace> connections() {
+        List<ConnectionTrace> out = new ArrayList<>();
+        for (Map.Entry<String, Map<String, List<PacketEvent>>> flow : byFlowAndSensor.entrySet()) {
+            List<List<Instance>> perSensor = new ArrayList<>();
+            for (Map.Entry<String, List<PacketEvent>> s : flow.getValue().entrySet()) {
+                List<PacketEvent> pkts = new ArrayList<>(s.getValue());
+                pkts.sort(Comparator.comparingLong(PacketEvent::tsUs));
+                perSensor.add(split(s.getKey(), pkts));
+            }
+            out.addAll(pair(flow.getKey(), perSensor));
+        }
+        return out;
+    }
+
+    /** One sensor's packets of one flow cut into connection instances. */
+    private List<Instance> split(String sensor, List<PacketEvent> pkts) {
+        List<Instance> instances = new ArrayList<>();
+        Instance cur = null;
+        for (PacketEvent e : pkts) {
+            boolean freshSyn = e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK);
+            if (cur == null || (freshSyn && cur.endedBy(e, reuseIdleUs))) {
+                cur = new Instance(sensor, roleHints.get(sensor));
+                instances.add(cur);
+            }
+            cur.add(e);
+        }
+        return instances;
+    }
+
+    /** Pairs instances of different sensors that are the same connection. */
+    private static List<ConnectionTrace> pair(String communityId, List<List<Instance>> perSensor) {
+        List<List<Instance>> groups = new ArrayList<>();
+        for (List<Instance> sensorInstances : perSensor) {
+            for (Instance inst : sensorInstances) {
+                List<Instance> home = null;
+                for (List<Instance> g : groups) {
+                    if (g.stream().noneMatch(x -> x.sensor.equals(inst.sensor)) && g.get(0).sameConnection(inst)) {
+                        home = g;
+                        break;
+                    }
+                }
+                if (home == null) {
+                    home = new ArrayList<>();
+                    groups.add(home);
+                }
+                home.add(inst);
+            }
+        }
+        List<ConnectionTrace> out = new ArrayList<>();
+        for (List<Instance> g : groups) {
+            PacketEvent any = g.get(0).packets.get(0);
+            List<SensorCapture> caps = new ArrayList<>();
+            for (Instance i : g) {
+                caps.add(new SensorCapture(i.sensor, i.roleHint, List.copyOf(i.packets)));
+            }
+            out.add(new ConnectionTrace(communityId, any.origH(), any.origP(), any.respH(), any.respP(), caps));
+        }
+        return out;
+    }
+
+    /** One sensor's view of one connection instance while it is being cut. */
+    private static final class Instance {
+        final String sensor;
+        final SensorRole roleHint;
+        final List<PacketEvent> packets = new ArrayList<>();
+        long clientIsn = -1;
+        boolean closedOrData;
+        long lastTs;
+        long minClientSeq = -1;
+        long maxClientSeq = -1;
+
+        Instance(String sensor, SensorRole roleHint) {
+            this.sensor = sensor;
+            this.roleHint = roleHint;
+        }
+
+        void add(PacketEvent e) {
+            packets.add(e);
+            lastTs = e.tsUs();
+            if (e.isOrig()) {
+                if (e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK) && clientIsn < 0) {
+                    clientIsn = e.seq();
+                }
+                if (minClientSeq < 0) {
+                    minClientSeq = e.seq();
+                    maxClientSeq = e.seq();
+                }
+                // track the client's sequence span as an offset from the first value, wrap-safe
+                if (seqAfter(minClientSeq, e.seq())) {
+                    minClientSeq = e.seq();
+                }
+                long end = (e.seq() + e.len()) & 0xffff_ffffL;
+                if (seqAfter(end, maxClientSeq)) {
+                    maxClientSeq = end;
+                }
+            }
+            if (e.len() > 0 || e.hasFlag(TcpFlags.FIN) || e.hasFlag(TcpFlags.RST)) {
+                closedOrData = true;
+            }
+        }
+
+        /** Would this fresh SYN start a new connection rather than retransmit the current one's? */
+        boolean endedBy(PacketEvent syn, long reuseIdleUs) {
+            if (clientIsn == syn.seq()) {
+                return false;
+            }
+            return closedOrData || syn.tsUs() - lastTs > reuseIdleUs || clientIsn < 0;
+        }
+
+        boolean sameConnection(Instance other) {
+            if (clientIsn >= 0 && other.clientIsn >= 0) {
+                return clientIsn == other.clientIsn;
+            }
+            if (minClientSeq < 0 || other.minClientSeq < 0) {
+                return true; // one side saw no client packet at all: nothing to contradict
+            }
+            return !seqAfter(other.minClientSeq, maxClientSeq) && !seqAfter(minClientSeq, other.maxClientSeq);
+        }
+
+        /** a > b in 32-bit sequence space. */
+        private static boolean seqAfter(long a, long b) {
+            return (int) (a - b) > 0;
+        }
+    }
+}

@@ -1,0 +1,403 @@
+package dev.critpath.core.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.screen.Screen;
+import dev.critpath.core.testing.HandTrace;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The method step by step on hand-built connections whose truth is known by construction:
+ * handshake/request/response/teardown, slow start rounds, the loss kinds, lost ACKs, a zero
+ * window, capture-filter drops, clock offsets and single-sensor captures.
+ */
+class HandTraceAnalysisTest {
+    private static final Analyzer ANALYZER = Analyzer.defaults();
+
+    /** Handshake, a 100-byte request, 20 ms think time, a 1000-byte response with FIN, teardown. */
+    static HandTrace smallTransfer(double owdC2s, double owdS2c) {
+        HandTrace h = new HandTrace(owdC2s, owdS2c);
+        double synArr = owdC2s;
+        h.c(0).syn();
+        h.s(synArr).syn();
+        double synAckArr = synArr + owdS2c;
+        h.c(synAckArr).ack(1);
+        h.c(synAckArr + 0.1).data(100);
+        double reqArr = synAckArr + 0.1 + owdC2s;
+        h.s(reqArr + 20).data(1000).fin();
+        double respArr = reqArr + 20 + owdS2c;
+        h.c(respArr + 0.2).fin();
+        h.s(respArr + 0.2 + owdC2s);
+        return h;
+    }
+
+    private static void assertSumsToDuration(ConnectionResult r, long expectedDurationUs) {
+        ConnectionProfile p = r.profile();
+        assertEquals(expectedDurationUs, p.durationUs(), "client-observed duration");
+        assertEquals(p.durationUs(), p.times.total(), "categories must add up to the duration: " + p.times);
+        long arcs = r.arcs().stream().mapToLong(PathArc::durationUs).sum();
+        assertEquals(p.durationUs(), arcs, "arcs must add up to the duration");
+        for (ExchangeProfile x : r.exchanges()) {
+            assertEquals(x.durationUs(), x.times().total(), "exchange " + x.index() + " categories must add up");
+        }
+    }
+
+    @Test
+    void smallTransferWalksTcpevalsSixPacketPath() {
+        HandTrace h = smallTransfer(30, 30);
+        ConnectionResult r = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = r.profile();
+        assertSumsToDuration(r, 200_300);
+        assertEquals(6 * 30_000, p.times.get(Category.PROPAGATION));
+        assertEquals(20_000, p.times.get(Category.SERVER));
+        assertEquals(300, p.times.get(Category.CLIENT));
+        assertEquals(0, p.times.get(Category.QUEUING));
+        assertEquals(6, p.path.packets(), "paper 000: 6 packets on the critical path of a small file");
+        assertEquals(3, p.path.rounds());
+        assertEquals(20_000, p.path.serverThinkUs());
+        assertEquals(60_000, p.path.handshakeUs());
+        assertEquals(80_000, p.path.firstByteUs());
+        assertEquals(1, p.path.exchanges());
+        assertEquals(100, p.c2s.bytes);
+        assertEquals(1000, p.s2c.bytes);
+        assertTrue(r.verdict().boring(), r.verdict().explanation());
+        assertEquals("two_point", p.mode);
+    }
+
+    @Test
+    void sensorClocksSecondsApartGiveTheSameProfile() {
+        ConnectionResult synced = ANALYZER.analyze(smallTransfer(30, 30).bothSensors());
+        HandTrace offset = smallTransfer(30, 30).serverClockOffsetMs(1500);
+        ConnectionResult shifted = ANALYZER.analyze(offset.bothSensors());
+        assertEquals(1_500_000, shifted.profile().timing.clockOffsetUs());
+        assertEquals(30_000, shifted.profile().timing.clockOffsetUncertaintyUs(), "half the minimum RTT");
+        for (Category c : Category.values()) {
+            assertEquals(synced.profile().times.get(c), shifted.profile().times.get(c), c.key());
+        }
+        HandTrace behind = smallTransfer(30, 30).serverClockOffsetMs(-7_250.5);
+        assertEquals(-7_250_500, ANALYZER.analyze(behind.bothSensors()).profile().timing.clockOffsetUs());
+    }
+
+    @Test
+    void asymmetricPathKeepsRoundTripTotalsWithUnsynchronisedClocks() {
+        // 10 ms out, 40 ms back: without synchronised clocks only the sum per round trip is knowable
+        HandTrace h = smallTransfer(10, 40).serverClockOffsetMs(800);
+        ConnectionResult r = ANALYZER.analyze(h.bothSensors());
+        assertSumsToDuration(r, h.clientObservedDurationUs());
+        assertEquals(3 * 10_000 + 3 * 40_000, r.profile().times.get(Category.PROPAGATION));
+        assertEquals(800_000 - 15_000, r.profile().timing.clockOffsetUs(), "symmetric assumption: off by half the asymmetry");
+        assertEquals(20_000, r.profile().times.get(Category.SERVER));
+    }
+
+    @Test
+    void serverSideCaptureAloneMergesTheClientsArcsIntoRoundTrips() {
+        HandTrace h = smallTransfer(30, 30);
+        ConnectionResult r = ANALYZER.analyze(h.serverSensorOnly());
+        ConnectionProfile p = r.profile();
+        assertEquals("server_side", p.mode);
+        assertSumsToDuration(r, 200_300);
+        assertEquals(20_000, p.times.get(Category.SERVER), "the local host's time stays exact");
+        assertEquals(3 * 60_000, p.times.get(Category.PROPAGATION), "one minimum round trip per round");
+        assertEquals(300, p.times.get(Category.CLIENT_OR_QUEUING), "the client's time cannot be told from queuing");
+        assertEquals(0, p.times.get(Category.CLIENT));
+        assertEquals(0, p.times.get(Category.QUEUING));
+        assertEquals(20_000, p.path.serverThinkUs());
+    }
+
+    @Test
+    void clientSideCaptureAloneEstimatesServerThinkTime() {
+        HandTrace h = smallTransfer(30, 30);
+        ConnectionResult r = ANALYZER.analyze(h.clientSensorOnly());
+        ConnectionProfile p = r.profile();
+        assertEquals("client_side", p.mode);
+        assertSumsToDuration(r, 200_300);
+        assertEquals(300, p.times.get(Category.CLIENT));
+        assertEquals(20_000, p.times.get(Category.SERVER_OR_QUEUING));
+        assertEquals(3 * 60_000, p.times.get(Category.PROPAGATION));
+        assertEquals(20_000, p.path.serverThinkUs());
+        assertTrue(p.path.serverThinkEstimated());
+    }
+
+    /** Handshake and request; returns the time the request reaches the server. */
+    private static double handshakeAndRequest(HandTrace h, double owd) {
+        h.c(0).syn();
+        h.s(owd).syn();
+        h.c(2 * owd).ack(1);
+        h.c(2 * owd).data(100);
+        return 3 * owd;
+    }
+
+    @Test
+    void slowStartRoundsFollowTheSimulatedWindowNotTheLatestAck() {
+        // IW 2 as in tcpeval's figure 3; a slow server sends seg4 late, after ack2 already arrived
+        Analyzer iw2 = new Analyzer(AnalysisConfig.builder().initialWindow(2).build(), Screen.defaults());
+        HandTrace h = new HandTrace(30, 30);
+        double r = handshakeAndRequest(h, 30);
+        h.s(r).data(1000);                 // seg1
+        h.s(r).data(1000);                 // seg2
+        h.c(r + 30.1).ack(1001);           // ack1: cwnd 3, releases seg3, seg4
+        h.c(r + 30.2).ack(2001);           // ack2: cwnd 4, releases seg5, seg6
+        h.s(r + 60.1).data(1000);          // seg3, right after ack1
+        h.s(r + 65).data(1000);            // seg4: liberated by ack1, sent 4.9 ms late
+        h.s(r + 65).data(1000);            // seg5: liberated by ack2
+        h.s(r + 65).data(1000).fin();      // seg6 + FIN
+        double end = r + 65 + 30;
+        h.c(end + 0.1).fin();
+        h.s(end + 30.1);
+        ConnectionTrace t = h.bothSensors();
+        ConnectionResult res = iw2.analyze(t);
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+
+        Timeline tl = forwardPass(t, iw2.config());
+        List<Tx> data = tl.txs.stream().filter(x -> !x.c2s() && x.p.len > 0).toList();
+        assertEquals(6, data.size());
+        Tx ack1 = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == 1001).findFirst().orElseThrow();
+        Tx ack2 = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == 2001).findFirst().orElseThrow();
+        assertEquals(ack1.idx, data.get(2).liberator, "seg3 released by ack1");
+        assertEquals(ack1.idx, data.get(3).liberator, "seg4 released by ack1 although ack2 arrived before it left");
+        assertEquals(ack2.idx, data.get(4).liberator, "seg5 released by ack2");
+        assertEquals(ack2.idx, data.get(5).liberator, "seg6 released by ack2");
+        // the path ends through seg6, released by ack2: the server's lateness is 4.8 ms on it
+        PathArc hostArc = res.arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.seq() == 5001).findFirst().orElseThrow();
+        assertEquals(4_800, hostArc.durationUs());
+        assertEquals(Category.SERVER, hostArc.category());
+    }
+
+    @Test
+    void tcpevalsRoundFourReleasesOnlyThreePackets() {
+        // figure 3: an ACK covering two of the four packets in flight; with cwnd 5 and two still
+        // in flight only three more may go (classic Reno, one segment per ACK in slow start)
+        HandTrace h = new HandTrace(30, 30);
+        double r = handshakeAndRequest(h, 30);
+        h.s(r).data(1000);
+        h.s(r).data(1000);
+        h.c(r + 30.1).ack(1001);
+        h.c(r + 30.2).ack(2001);
+        h.s(r + 60.1).data(1000);
+        h.s(r + 60.1).data(1000);
+        h.s(r + 60.2).data(1000);
+        h.s(r + 60.2).data(1000);
+        h.c(r + 90.3).ack(4001);          // acknowledges two of the four
+        for (int i = 0; i < 4; i++) {
+            h.s(r + 120.3).data(1000);
+        }
+        ConnectionTrace t = h.bothSensors();
+        AnalysisConfig classic = AnalysisConfig.builder().initialWindow(2).slowStartIncreasePerAck(1).build();
+        assertEquals(3, releasedWithinWindowBy(forwardPass(t, classic), 4001));
+        // Linux counts both acknowledged segments (RFC 3465): cwnd 6, so all four fit
+        assertEquals(4, releasedWithinWindowBy(forwardPass(t, classic.toBuilder().slowStartIncreasePerAck(0).build()), 4001));
+    }
+
+    private static long releasedWithinWindowBy(Timeline tl, long ackNumber) {
+        Tx ack = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == ackNumber).findFirst().orElseThrow();
+        return tl.txs.stream().filter(x -> !x.c2s() && x.liberator == ack.idx && !x.outOfWindow).count();
+    }
+
+    /** Runs the forward pass only, to look at liberators. */
+    private static Timeline forwardPass(ConnectionTrace t, AnalysisConfig cfg) {
+        SensorView.SeqBases b = new SensorView.SeqBases(t);
+        List<SensorView> views = t.captures().stream().map(c -> SensorView.build(c, b, cfg)).toList();
+        Timeline tl = Timeline.build(new java.util.ArrayList<>(views), cfg);
+        new SenderSim(tl.txs, true, cfg, 1000, b.wscaleServer, b.sackPermitted).run();
+        new SenderSim(tl.txs, false, cfg, 1000, b.wscaleClient, b.sackPermitted).run();
+        return tl;
+    }
+
+    /** 10-segment response at r, 10 µs apart; the client ACKs each arrival 1 µs later unless it was lost. */
+    private static void tenSegmentsAckedEach(HandTrace h, double r, int lostSegment) {
+        for (int i = 1; i <= 10; i++) {
+            HandTrace.P p = h.s(r + 0.01 * i).data(1000);
+            if (i == lostSegment) {
+                p.lost();
+            }
+        }
+        for (int i = 1; i <= 10; i++) {
+            if (i != lostSegment) {
+                h.c(r + 0.01 * i + 30.001);
+            }
+        }
+    }
+
+    @Test
+    void fastRetransmitIsToldApartByDuplicateAcks() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = handshakeAndRequest(h, 30);
+        tenSegmentsAckedEach(h, r, 3);
+        double rtx = r + 0.06 + 60.001 + 0.05; // right after the third duplicate ACK (sent when seg6 arrived)
+        h.s(rtx).resend(2001, 1000);
+        h.c(rtx + 30.001);
+        h.s(rtx + 60.1).fin();
+        h.c(rtx + 90.2).fin();
+        h.s(rtx + 120.3);
+        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.fastRetransmits());
+        assertEquals(0, p.timeouts());
+        assertEquals(1, p.retransmissions());
+        assertEquals(7, p.c2s.dupAcksReceived + p.s2c.dupAcksReceived);
+        assertEquals(Math.round((rtx - (r + 0.03)) * 1000), p.times.get(Category.LOSS_FAST_RETRANSMIT),
+                "the loss arc runs from the lost copy's departure to its re-send");
+        assertEquals(0, p.times.get(Category.LOSS_TIMEOUT));
+        assertFalse(res.verdict().boring());
+        assertTrue(res.verdict().failedRules().contains("no_retransmission"));
+        assertFalse(res.verdict().failedRules().contains("no_timeout"));
+    }
+
+    @Test
+    void tailDropIsRecoveredByTheTimer() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = handshakeAndRequest(h, 30);
+        tenSegmentsAckedEach(h, r, 10);
+        double rtx = r + 0.1 + 260;
+        h.s(rtx).resend(9001, 1000);
+        h.c(rtx + 30.001);
+        h.s(rtx + 60.1).fin();
+        h.c(rtx + 90.2).fin();
+        h.s(rtx + 120.3);
+        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.timeouts());
+        assertEquals(0, p.fastRetransmits());
+        assertEquals(260_000, p.times.get(Category.LOSS_TIMEOUT));
+        assertTrue(res.verdict().failedRules().contains("no_timeout"), res.verdict().explanation());
+    }
+
+    @Test
+    void theSameSegmentLostTwiceBacksOff() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = handshakeAndRequest(h, 30);
+        tenSegmentsAckedEach(h, r, 10);
+        double rtx1 = r + 0.1 + 260;
+        double rtx2 = rtx1 + 520;
+        h.s(rtx1).resend(9001, 1000).lost();
+        h.s(rtx2).resend(9001, 1000);
+        h.c(rtx2 + 30.001);
+        h.s(rtx2 + 60.1).fin();
+        h.c(rtx2 + 90.2).fin();
+        h.s(rtx2 + 120.3);
+        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.timeouts());
+        assertEquals(1, p.backoffs());
+        assertEquals(260_000, p.times.get(Category.LOSS_TIMEOUT));
+        assertEquals(520_000, p.times.get(Category.LOSS_BACKOFF));
+    }
+
+    @Test
+    void aLostAckCostsATimeoutAndASpuriousResend() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = handshakeAndRequest(h, 30);
+        h.s(r).data(1000).fin();
+        h.c(r + 30.05).lost();                 // the client's ACK of data+FIN never arrives
+        h.c(r + 30.1).fin();                   // the client closes too (its FIN acks again)
+        h.s(r + 60.1).ack(102);                // server ACKs the client's FIN (its own FIN still unacked)
+        double rtx = r + 230;
+        h.s(rtx).resend(1, 1000).fin();        // the timer re-sends data+FIN
+        h.c(rtx + 30.05);                      // the client answers the duplicate
+        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.timeouts());
+        assertEquals(1, p.s2c.spuriousRetransmissions, "the data had arrived; the ACK was lost");
+        assertEquals(230_000, p.times.get(Category.LOSS_TIMEOUT));
+    }
+
+    @Test
+    void zeroWindowTimeIsTheSlowReadersAndFlagged() {
+        HandTrace h = new HandTrace(10, 10);
+        double r = handshakeAndRequest(h, 10);
+        h.s(r).data(1000);
+        h.s(r).data(1000);
+        h.c(r + 10.1).window(0);               // buffer full: window closes
+        h.c(r + 160.1).window(1000);           // the application read 150 ms later
+        h.s(r + 170.15).data(1000).fin();
+        h.c(r + 180.3).fin();
+        h.s(r + 190.4);
+        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(150_000, p.s2c.zeroWindowUs);
+        assertEquals(1, p.s2c.zeroWindowEpisodes);
+        PathArc read = res.arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.endpoint().equals("client")
+                && a.durationUs() > 100_000).findFirst().orElseThrow();
+        assertEquals(150_100, read.durationUs(), "the reader's delay (data arrival to window update) is client time on the path");
+        assertTrue(res.verdict().failedRules().contains("never_rwnd_limited"), res.verdict().explanation());
+    }
+
+    @Test
+    void aPacketTheCaptureFilterDroppedIsNotALoss() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = handshakeAndRequest(h, 30);
+        for (int i = 1; i <= 6; i++) {
+            HandTrace.P p = h.s(r + 0.01 * i).data(1000);
+            if (i == 4) {
+                p.notCapturedAtSender();
+            }
+        }
+        h.c(r + 30.2);
+        h.s(r + 60.3).fin();
+        h.c(r + 90.4).fin();
+        h.s(r + 120.5);
+        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(0, p.retransmissions());
+        assertEquals(1, p.quality.captureGaps());
+        assertEquals(0, p.quality.lostBetweenSensors());
+        assertEquals(6000, p.s2c.bytes + 1000 - 1000, "all six segments counted once");
+        assertTrue(res.verdict().boring(), res.verdict().explanation());
+    }
+
+    @Test
+    void keepAliveGivesOneProfilePerExchange() {
+        HandTrace h = new HandTrace(25, 25);
+        double t = handshakeAndRequest(h, 25);
+        double[] think = {20, 80, 150};
+        for (int i = 0; i < 3; i++) {
+            h.s(t + think[i]).data(5000);
+            double arrive = t + think[i] + 25;
+            if (i < 2) {
+                h.c(arrive + 30).data(100);    // 30 ms client pause, then the next request
+                t = arrive + 30 + 25;
+            } else {
+                h.c(arrive + 0.1).fin();
+                h.s(arrive + 25.2).fin();
+                h.c(arrive + 50.3);
+            }
+        }
+        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(3, res.exchanges().size());
+        for (int i = 0; i < 3; i++) {
+            ExchangeProfile x = res.exchanges().get(i);
+            assertEquals(Math.round(think[i] * 1000), x.serverThinkUs(), "exchange " + i);
+            assertEquals(100, x.requestBytes());
+            assertEquals(5000, x.responseBytes());
+            assertEquals(Math.round(think[i] * 1000), x.times().get(Category.SERVER), "exchange " + i + " server time");
+            assertEquals(50_000, x.times().get(Category.PROPAGATION));
+        }
+        assertEquals(2 * 30_000 + 100 + 100, res.profile().times.get(Category.CLIENT), "the pauses between requests, closing, the last ACK");
+    }
+
+    @Test
+    void duplicatesInTheCaptureAreDroppedNotCountedAsRetransmissions() {
+        HandTrace h = smallTransfer(30, 30);
+        ConnectionTrace t = h.bothSensors();
+        var client = new java.util.ArrayList<>(t.captures().get(0).packets());
+        var copy = client.get(4).withTsUs(client.get(4).tsUs() + 3_000); // same IP id, 3 ms later
+        client.add(5, copy);
+        ConnectionTrace dup = new ConnectionTrace(t.communityId(), t.clientAddr(), t.clientPort(), t.serverAddr(), t.serverPort(),
+                List.of(new dev.critpath.core.trace.SensorCapture("client-side", t.captures().get(0).roleHint(), client), t.captures().get(1)));
+        ConnectionResult res = ANALYZER.analyze(dup);
+        assertEquals(1, res.profile().quality.duplicatesRemoved());
+        assertEquals(0, res.profile().retransmissions());
+        assertEquals(200_300, res.profile().durationUs());
+    }
+}

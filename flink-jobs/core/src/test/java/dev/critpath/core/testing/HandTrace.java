@@ -1,0 +1,312 @@
+package dev.critpath.core.testing;
+
+import dev.critpath.core.event.CommunityId;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Hand-built connections for unit tests: script who sends what and when (ms on each sender's
+ * own clock), and the builder derives sequence and acknowledgement numbers, arrivals after the
+ * one-way delays, losses, and what each sensor captured. The truth is known by construction.
+ */
+public final class HandTrace {
+    public static final String CLIENT = "10.0.0.1";
+    public static final String SERVER = "10.0.0.2";
+    public static final int CLIENT_PORT = 40000;
+    public static final int SERVER_PORT = 80;
+    private static final long T0 = 1_763_800_000_000_000L;
+    private static final long ISN_C = 4_294_960_000L; // wraps past 2^32 after a few KB on purpose
+    private static final long ISN_S = 5_000L;
+
+    private final long owdC2sUs;
+    private final long owdS2cUs;
+    private long serverClockOffsetUs;
+    private boolean sackPermitted;
+    private final List<P> packets = new ArrayList<>();
+    private long nextC = 0;
+    private long nextS = 0;
+    private int ipIdC = 100;
+    private int ipIdS = 7000;
+
+    /** One-way delays in ms. */
+    public HandTrace(double owdC2sMs, double owdS2cMs) {
+        this.owdC2sUs = us(owdC2sMs);
+        this.owdS2cUs = us(owdS2cMs);
+    }
+
+    /** Both SYNs offer SACK (off by default, as in the lab's Reno scenarios). */
+    public HandTrace sackPermitted(boolean on) {
+        sackPermitted = on;
+        return this;
+    }
+
+    /** The server sensor's clock runs this much ahead of the client sensor's. */
+    public HandTrace serverClockOffsetMs(double ms) {
+        serverClockOffsetUs = us(ms);
+        return this;
+    }
+
+    private static long us(double ms) {
+        return Math.round(ms * 1000);
+    }
+
+    /** The client sends something at client-clock time ms. */
+    public P c(double ms) {
+        P p = new P(true, us(ms));
+        packets.add(p);
+        return p;
+    }
+
+    /** The server sends something at (true) time ms; its sensor records it with the clock offset. */
+    public P s(double ms) {
+        P p = new P(false, us(ms));
+        packets.add(p);
+        return p;
+    }
+
+    /** One packet; fluent setters describe it. */
+    public final class P {
+        final boolean c2s;
+        final long dep;
+        long seq = -1;
+        int len;
+        int flags = TcpFlags.ACK;
+        long ack = -1;
+        int win = 1000; // scaled by 2^7: 128000 bytes
+        long extraDelayUs;
+        boolean lost;
+        boolean missingAtSenderSensor;
+        boolean missingAtReceiverSensor;
+        boolean options;
+        long[] sack;
+        int ipId;
+
+        P(boolean c2s, long dep) {
+            this.c2s = c2s;
+            this.dep = dep;
+            this.ipId = c2s ? ipIdC++ : ipIdS++;
+        }
+
+        public P syn() {
+            flags = TcpFlags.SYN | (c2s ? 0 : TcpFlags.ACK);
+            seq = 0;
+            options = true;
+            if (c2s) {
+                nextC = Math.max(nextC, 1);
+            } else {
+                nextS = Math.max(nextS, 1);
+            }
+            win = 64240;
+            return this;
+        }
+
+        /** New payload bytes after everything this side sent so far. */
+        public P data(int bytes) {
+            seq = c2s ? nextC : nextS;
+            len = bytes;
+            if (c2s) {
+                nextC += bytes;
+            } else {
+                nextS += bytes;
+            }
+            flags |= TcpFlags.PSH;
+            return this;
+        }
+
+        /** A re-send of bytes [relSeq, relSeq + bytes). */
+        public P resend(long relSeq, int bytes) {
+            seq = relSeq;
+            len = bytes;
+            return this;
+        }
+
+        public P fin() {
+            if (seq < 0) {
+                seq = c2s ? nextC : nextS;
+            }
+            flags |= TcpFlags.FIN;
+            if (c2s) {
+                nextC = Math.max(nextC, seq + len + 1);
+            } else {
+                nextS = Math.max(nextS, seq + len + 1);
+            }
+            return this;
+        }
+
+        public P rst() {
+            flags = TcpFlags.RST | TcpFlags.ACK;
+            return this;
+        }
+
+        /** Raw (unscaled) window; the connection negotiates window scale 7 both ways. */
+        public P window(int raw) {
+            win = raw;
+            return this;
+        }
+
+        /** Acknowledge exactly this relative number instead of everything received. */
+        public P ack(long rel) {
+            ack = rel;
+            return this;
+        }
+
+        public P sack(long... relEdges) {
+            sack = relEdges;
+            return this;
+        }
+
+        /** Dropped in the network between the sensors. */
+        public P lost() {
+            lost = true;
+            return this;
+        }
+
+        /** Queued this much longer than the minimum delay. */
+        public P queued(double ms) {
+            extraDelayUs = us(ms);
+            return this;
+        }
+
+        /** The sender-side sensor's capture filter dropped it (it still reached the receiver). */
+        public P notCapturedAtSender() {
+            missingAtSenderSensor = true;
+            return this;
+        }
+
+        public P notCapturedAtReceiver() {
+            missingAtReceiverSensor = true;
+            return this;
+        }
+
+        long arr() {
+            return dep + (c2s ? owdC2sUs : owdS2cUs) + extraDelayUs;
+        }
+
+        long end() {
+            return seq + len + ((flags & (TcpFlags.SYN | TcpFlags.FIN)) != 0 ? 1 : 0);
+        }
+    }
+
+    /** Everything each side had received in order by the time it sent p (unless p says otherwise). */
+    private long cumulativeAck(P p) {
+        List<long[]> got = new ArrayList<>();
+        for (P q : packets) {
+            if (q.c2s != p.c2s && !q.lost && q.arr() <= p.dep && q.seq >= 0 && q.end() > q.seq) {
+                got.add(new long[] {q.seq, q.end()});
+            }
+        }
+        got.sort(Comparator.comparingLong(r -> r[0]));
+        long next = 0;
+        for (long[] r : got) {
+            if (r[0] <= next) {
+                next = Math.max(next, r[1]);
+            }
+        }
+        return next;
+    }
+
+    private PacketEvent event(P p, String sensor, SensorRole role, long ts) {
+        long rel = p.seq < 0 ? (p.c2s ? nextCAt(p) : nextSAt(p)) : p.seq;
+        long seq = ((p.c2s ? ISN_C : ISN_S) + rel) & 0xffff_ffffL;
+        boolean hasAck = (p.flags & TcpFlags.ACK) != 0;
+        long ackRel = p.ack >= 0 ? p.ack : cumulativeAck(p);
+        long ack = hasAck ? ((p.c2s ? ISN_S : ISN_C) + ackRel) & 0xffff_ffffL : 0;
+        long[] sack = null;
+        if (p.sack != null) {
+            sack = new long[p.sack.length];
+            for (int i = 0; i < sack.length; i++) {
+                sack[i] = ((p.c2s ? ISN_S : ISN_C) + p.sack[i]) & 0xffff_ffffL;
+            }
+        }
+        String cid = CommunityId.tcpV1(CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, 0);
+        return new PacketEvent(sensor, role, T0 + ts, cid, CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, p.c2s, p.flags, seq, ack,
+                p.len, p.win, p.options ? 7 : -1, p.options ? 1460 : -1, p.options && sackPermitted ? Boolean.TRUE : null, sack,
+                -1, -1, p.ipId, 64);
+    }
+
+    /** Pure ACKs carry the next sequence number their sender would use at that time. */
+    private long nextCAt(P p) {
+        return nextAt(p, true);
+    }
+
+    private long nextSAt(P p) {
+        return nextAt(p, false);
+    }
+
+    /** Highest sequence end this side had sent before p (in script order). */
+    private long nextAt(P p, boolean c2s) {
+        long n = 0;
+        for (P q : packets) {
+            if (q == p) {
+                break;
+            }
+            if (q.c2s == c2s && q.seq >= 0 && q.dep <= p.dep) {
+                n = Math.max(n, q.end());
+            }
+        }
+        return n;
+    }
+
+    /** Packets as the client-side sensor saw them. */
+    public List<PacketEvent> clientCapture() {
+        List<PacketEvent> out = new ArrayList<>();
+        for (P p : packets) {
+            if (p.c2s && !p.missingAtSenderSensor) {
+                out.add(event(p, "client-side", SensorRole.CLIENT, p.dep));
+            } else if (!p.c2s && !p.lost && !p.missingAtReceiverSensor) {
+                out.add(event(p, "client-side", SensorRole.CLIENT, p.arr()));
+            }
+        }
+        out.sort(Comparator.comparingLong(PacketEvent::tsUs));
+        return out;
+    }
+
+    /** Packets as the server-side sensor saw them, on its own (offset) clock. */
+    public List<PacketEvent> serverCapture() {
+        List<PacketEvent> out = new ArrayList<>();
+        for (P p : packets) {
+            if (!p.c2s && !p.missingAtSenderSensor) {
+                out.add(event(p, "server-side", SensorRole.SERVER, p.dep + serverClockOffsetUs));
+            } else if (p.c2s && !p.lost && !p.missingAtReceiverSensor) {
+                out.add(event(p, "server-side", SensorRole.SERVER, p.arr() + serverClockOffsetUs));
+            }
+        }
+        out.sort(Comparator.comparingLong(PacketEvent::tsUs));
+        return out;
+    }
+
+    public ConnectionTrace bothSensors() {
+        return assemble(clientCapture(), serverCapture());
+    }
+
+    public ConnectionTrace clientSensorOnly() {
+        return assemble(clientCapture(), List.of());
+    }
+
+    public ConnectionTrace serverSensorOnly() {
+        return assemble(List.of(), serverCapture());
+    }
+
+    private static ConnectionTrace assemble(List<PacketEvent> a, List<PacketEvent> b) {
+        ConnectionAssembler as = new ConnectionAssembler();
+        a.forEach(as::add);
+        b.forEach(as::add);
+        List<ConnectionTrace> all = as.connections();
+        if (all.size() != 1) {
+            throw new IllegalStateException("expected one connection, got " + all.size());
+        }
+        return all.get(0);
+    }
+
+    /** Time of the client's first packet (its SYN) to its last, as the client saw it, µs. */
+    public long clientObservedDurationUs() {
+        List<PacketEvent> c = clientCapture();
+        return c.get(c.size() - 1).tsUs() - c.get(0).tsUs();
+    }
+}
