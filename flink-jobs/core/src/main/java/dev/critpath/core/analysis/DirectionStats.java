@@ -30,6 +30,8 @@ public final class DirectionStats {
     public long initialFlight;
     /** Data sent beyond the simulated window; the simulation re-synchronised each time. */
     public long outOfWindow;
+    /** Originals that reached the capture after later data (network reordering). */
+    public long reordered;
     /** Data released by an ACK although the model's window had allowed it earlier. */
     public long ackClocked;
     /** Data sent beyond the receiver's advertised window. */

@@ -396,7 +396,12 @@ final class SenderSim {
             return;
         }
         if (s.seq() < nxt) {
-            onRetransmission(s, t);
+            int prev = previousTransmission(s.seq());
+            if (prev < 0 && sentBefore(s)) {
+                onReorderedOriginal(s, t);
+            } else {
+                onRetransmission(s, t, prev);
+            }
             return;
         }
         if (rwnd == 0 && s.p.len <= 1 && !s.has(TcpFlags.FIN)) {
@@ -504,11 +509,55 @@ final class SenderSim {
         cwndCnt = 0;
     }
 
-    private void onRetransmission(Tx s, long t) {
+    /**
+     * Bytes below the highest sent that no earlier packet carried: the capture is not at the
+     * sender (or missed the original). The copy that left earlier than the packets above it (by
+     * its TCP timestamp, IP id or arrival within the reordering window) is the original, reordered
+     * on the way; otherwise it re-sends an original lost before the capture point.
+     */
+    private boolean sentBefore(Tx s) {
+        Tx above = firstAbove(s.end());
+        if (above == null) {
+            return false;
+        }
+        if (s.p.tsval >= 0 && above.p.tsval >= 0) {
+            return (int) (s.p.tsval - above.p.tsval) <= 0;
+        }
+        if (s.p.ipId > 0 && above.p.ipId > 0) {
+            return (short) (s.p.ipId - above.p.ipId) < 0; // per-socket counters (Linux, BSD) increase
+        }
+        long reorderWindow = Math.max(3_000, minRtt > 0 ? minRtt / 4 : 0); // tshark also calls it out of order within 3 ms
+        return s.dep - above.dep <= reorderWindow;
+    }
+
+    /** The earliest transmission carrying bytes at or above seq. */
+    private Tx firstAbove(long seq) {
+        for (Tx t : sent) {
+            if (t.seq() >= seq && t.p.len > 0) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private void onReorderedOriginal(Tx s, long t) {
+        s.kind = Tx.Kind.NEW_DATA;
+        stats.reordered++;
+        stats.dataPackets++;
+        stats.bytes += s.p.len;
+        s.liberator = liberatorFor(s.seq() + s.p.len);
+        remember(new Seg(s.seq(), s.end(), Math.max(segs(s.p.len), 1), s.idx, t));
+        sent.add(s);
+    }
+
+    private void onRetransmission(Tx s, long t, int prevIdx) {
         s.kind = Tx.Kind.RETRANSMISSION;
         stats.retransmissions++;
         stats.retransmittedBytes += s.p.len;
-        int prevIdx = previousTransmission(s.seq());
+        if (prevIdx < 0 && firstAbove(s.end()) != null) {
+            // the lost original was never captured: it left just before the first packet above it
+            prevIdx = firstAbove(s.end()).idx;
+        }
         s.rtxOf = prevIdx;
         Seg seg = segmentAt(s.seq());
         Tx prev = prevIdx >= 0 ? txs.get(prevIdx) : null;

@@ -143,7 +143,9 @@ final class SensorView {
         int superSegs = 0;
         for (Pkt p : frames) {
             int smss = p.c2s ? bases.smssC2s : bases.smssS2c;
-            if (smss > 0 && p.len > smss) {
+            // offload aggregates span at least two segments; a packet a little over the MSS
+            // option (clamping middleboxes, old stacks) is a real segment
+            if (smss > 0 && p.len > smss + smss / 2) {
                 superSegs++;
                 split(p, smss, pieces);
             } else {

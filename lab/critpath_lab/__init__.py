@@ -1,0 +1,1 @@
+"""critpath trace lab: real Linux TCP connections with injected delays and losses."""

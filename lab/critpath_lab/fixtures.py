@@ -1,0 +1,108 @@
+"""Regenerates the committed fixture set, testdata/lab/, and its README."""
+
+import json
+import os
+import platform
+import shutil
+import tempfile
+
+from .runner import run_scenarios
+from .scenarios import SCENARIOS
+from .system import LAB_DIR, progress
+from .truth import total
+
+FIXTURE_DIR = os.path.join(os.path.dirname(LAB_DIR), "testdata", "lab")
+FILES = ("client.pcap", "server.pcap", "truth.json")
+
+# Columns of the README's table: header, fact (see truth.total).
+FACTS = (
+    ("drops", "drops"),
+    ("srv retrans", "server.TcpRetransSegs"),
+    ("fast retrans", "server.TcpExtTCPFastRetrans"),
+    ("RTOs", "server.TcpExtTCPTimeouts"),
+    ("loss probes", "server.TcpExtTCPLossProbes"),
+    ("cli zero-win", "client.TcpExtTCPToZeroWindowAdv"),
+    ("cli retrans", "client.TcpRetransSegs"),
+    ("tbf drops c2s", "router.c2s.qdisc_dropped"),
+    ("tbf drops s2c", "router.s2c.qdisc_dropped"),
+)
+
+
+def regenerate():
+    """Runs every fixture scenario into a staging directory and, only if all of them
+    behaved as intended, replaces testdata/lab with it. Returns {name: failures}."""
+    scenarios = [s for s in SCENARIOS if s.fixture]
+    staging = tempfile.mkdtemp(prefix="critpath-lab-fixtures-")
+    os.chmod(staging, 0o755)  # copytree keeps mkdtemp's 0700 otherwise
+    try:
+        results = run_scenarios(scenarios, staging, keep_logs=False)
+        if any(results.values()):
+            progress(f"{FIXTURE_DIR} left unchanged")
+            return results
+        with open(os.path.join(staging, "README.md"), "w", encoding="utf-8") as f:
+            f.write(readme(scenarios, staging))
+        shutil.rmtree(FIXTURE_DIR, ignore_errors=True)
+        shutil.copytree(staging, FIXTURE_DIR)
+        progress(f"wrote {FIXTURE_DIR}: {directory_size(FIXTURE_DIR) / 1e6:.2f} MB")
+        return results
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def directory_size(path):
+    return sum(os.path.getsize(os.path.join(root, name)) for root, _, names in os.walk(path) for name in names)
+
+
+def readme(scenarios, root):
+    truths = {}
+    for s in scenarios:
+        with open(os.path.join(root, s.name, "truth.json"), encoding="utf-8") as f:
+            truths[s.name] = json.load(f)
+    generated = max(t["generated_at"] for t in truths.values())
+    lines = [
+        "# Trace lab fixtures",
+        "",
+        "Real Linux TCP connections captured at a client-side and a server-side point, with delays and",
+        "losses injected on purpose and recorded as ground truth. Each directory holds `client.pcap`,",
+        "`server.pcap` (pcap, snaplen 128, microsecond timestamps) and `truth.json`; docs/lab.md describes",
+        "the testbed and the meaning of every truth.json field.",
+        "",
+        "Do not edit these files by hand: regenerate the whole set (as root, on a machine where",
+        "`lab/critpath-lab check` passes) with",
+        "",
+        "    lab/critpath-lab fixtures",
+        "",
+        f"Generated {generated} on kernel {platform.release()}. Timestamps are real (CLOCK_REALTIME),",
+        "so they differ from one generation to the next, and so do ports, sequence numbers and the",
+        "exact segment a byte-offset drop hits; the scenario's intended behaviour is checked by the",
+        "lab before the set is written.",
+        "",
+        "## Scenarios",
+        "",
+        "Defaults unless a line says otherwise: Reno, SACK off, timestamps on, initcwnd 10,",
+        "segmentation offload off, HTTP/1.0, one connection. Sizes are body bytes; `response_bytes` in",
+        "truth.json counts the whole response on the wire (head included).",
+        "",
+    ]
+    for s in scenarios:
+        lines.append(f"- **{s.name}**: {s.description}.")
+        if s.notes:
+            lines.append(f"  *Changed from the first plan:* {s.notes}")
+    header = ["scenario", "conns", *(name for name, _ in FACTS), "client.pcap", "server.pcap"]
+    lines += [
+        "",
+        "## Key truth facts of this generation",
+        "",
+        "Sums over a scenario's connections: drops by the delay line, kernel counter deltas (nstat) at",
+        "the server and client, packets dropped by the router's rate limiter (tbf).",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "---|" * len(header),
+    ]
+    for s in scenarios:
+        truth = truths[s.name]
+        sizes = [f"{os.path.getsize(os.path.join(root, s.name, name)) / 1000:.0f} KB" for name in FILES[:2]]
+        facts = [str(total(truth, path)) for _, path in FACTS]
+        lines.append("| " + " | ".join([s.name, str(len(truth["connections"])), *facts, *sizes]) + " |")
+    lines += ["", f"Total size of the pcaps and truth files: {directory_size(root) / 1e6:.2f} MB.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,3 @@
+module critpath/lab/delayline
+
+go 1.22

@@ -1,0 +1,1 @@
+"""HTTP endpoints of the critpath trace lab (run as scripts inside namespaces)."""

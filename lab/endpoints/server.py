@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""HTTP/1.0 and HTTP/1.1 keep-alive server of the critpath trace lab.
+
+Every request's query string says how to answer, e.g.
+  GET /obj?size=20000&think_ms=100&stall_after=100000&stall_ms=200&write_size=16384
+size: body bytes; think_ms: pause between the complete request head and the
+first response byte; stall_after/stall_ms: comma-separated lists of pauses after
+that many response bytes (head included), each starting once those bytes are acknowledged;
+write_size: bytes per send call.
+
+Logs one JSON line per request with CLOCK_REALTIME microsecond timestamps, the
+same clock tcpdump stamps packets with.
+"""
+
+import argparse
+import fcntl
+import socket
+import struct
+import sys
+import termios
+import threading
+import time
+import urllib.parse
+
+from httpwire import (HeadReader, JsonLines, SERVER_PORT, now_us, parse_head, parse_object_query, response_head,
+                      sleep_measured_us)
+
+
+
+def send_response(conn, head, body_size, write_size, stalls):
+    """Sends head and body_size zero bytes in write_size chunks, pausing at the stall points.
+
+    Returns (first_byte_ts_us, executed stalls).
+    """
+    total = len(head) + body_size
+    zeros = memoryview(bytes(write_size))  # reused: no response-sized buffer to build first
+
+    def chunk(start, end):
+        if start >= len(head):
+            return zeros[:end - start]
+        return head[start:end] + bytes(max(0, end - len(head)))
+
+    first_byte_ts_us = None
+    executed = []
+    sent = 0
+    # Stall points at or past the end would never be reached.
+    boundaries = [(after, ms) for after, ms in stalls if after < total] + [(total, None)]
+    for stop, stall_ms in boundaries:
+        while sent < stop:
+            data = chunk(sent, min(sent + write_size, stop))
+            if first_byte_ts_us is None:
+                first_byte_ts_us = now_us()
+            conn.sendall(data)
+            sent += len(data)
+        if stall_ms is not None:
+            drain_start = now_us()
+            wait_until_acknowledged(conn)
+            stall_start = now_us()
+            stall_us = sleep_measured_us(stall_ms)
+            executed.append({"after_bytes": stop, "stall_us_configured": round(stall_ms * 1000),
+                             "stall_us_executed": stall_us, "drain_wait_us": stall_start - drain_start,
+                             "stall_start_ts_us": stall_start, "stall_end_ts_us": stall_start + stall_us})
+    return first_byte_ts_us, executed
+
+
+def wait_until_acknowledged(conn, timeout_s=10.0):
+    """Blocks until the peer has acknowledged everything sent (SIOCOUTQ == 0).
+
+    A stall that starts while earlier data still drains overlaps with network time, and only
+    its remainder lies on the critical path; starting it on an idle connection makes the
+    injected delay and its cost on the path the same.
+    """
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        unacked = struct.unpack("i", fcntl.ioctl(conn.fileno(), termios.TIOCOUTQ, b"\0\0\0\0"))[0]
+        if unacked == 0:
+            return
+        time.sleep(0.0002)
+
+
+def serve_connection(conn, peer, log):
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    effective_cc = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
+    reader = HeadReader(conn)
+    with conn:
+        while True:
+            request = reader.read_head()
+            if request is None:
+                break
+            request_complete_ts_us = now_us()
+            request_line, headers = parse_head(request)
+            method, target, version = request_line.split(" ")
+            http_version = version.removeprefix("HTTP/")
+            connection = headers.get("connection", "").lower()
+            keep_alive = connection == "keep-alive" if http_version == "1.0" else connection != "close"
+            size, think_ms, stalls, write_size = parse_object_query(urllib.parse.urlsplit(target).query)
+            head = response_head(http_version, size, close=not keep_alive)
+            request_bytes = len(request) + 4  # the head and its blank line
+            think_us_executed = sleep_measured_us(think_ms) if think_ms else 0
+            first_byte_ts_us, executed_stalls = send_response(conn, head, size, write_size, stalls)
+            log.write({
+                "event": "request", "client_addr": peer[0], "client_port": peer[1], "cc": effective_cc,
+                "method": method, "target": target, "http": http_version, "keep_alive": keep_alive,
+                "request_bytes": request_bytes, "response_bytes": len(head) + size,
+                "think_us_configured": round(think_ms * 1000), "think_us_executed": think_us_executed,
+                "request_complete_ts_us": request_complete_ts_us, "first_byte_ts_us": first_byte_ts_us,
+                "stalls": executed_stalls, "response_complete_ts_us": now_us(),
+            })
+            if not keep_alive:
+                break
+
+
+def handle(conn, peer, log):
+    try:
+        serve_connection(conn, peer, log)
+    except (OSError, ValueError) as error:
+        print(f"server: connection from {peer[0]}:{peer[1]}: {error}", file=sys.stderr, flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--host", default="0.0.0.0", help="address to listen on (default: all)")
+    parser.add_argument("--port", type=int, default=SERVER_PORT, help="port, 0 for any free one (default: %(default)s)")
+    parser.add_argument("--cc", help="congestion control set per socket with TCP_CONGESTION, e.g. cubic "
+                                     "(default: the namespace's net.ipv4.tcp_congestion_control)")
+    parser.add_argument("--log", default="-", help="JSON lines file to append to (default: stdout)")
+    args = parser.parse_args()
+
+    log = JsonLines(args.log)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if args.cc:
+        # Accepted sockets inherit the listener's congestion control.
+        listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
+    listener.bind((args.host, args.port))
+    listener.listen(16)
+    host, port = listener.getsockname()
+    print(f"server: listening on {host}:{port}", file=sys.stderr, flush=True)
+    while True:
+        conn, peer = listener.accept()
+        threading.Thread(target=handle, args=(conn, peer, log), daemon=True).start()
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except KeyboardInterrupt:
+        pass
