@@ -32,7 +32,8 @@ def exchange_truth(client_request, server_request):
     return {
         "request_bytes": c["request_bytes"], "response_bytes": s["response_bytes"],
         "think_us_configured": s["think_us_configured"], "think_us_executed": s["think_us_executed"],
-        "request_complete_ts_us": s["request_complete_ts_us"], "first_byte_ts_us": s["first_byte_ts_us"],
+        "request_complete_ts_us": s["request_complete_ts_us"], "request_arrival_ts_us": s["request_arrival_ts_us"],
+        "first_byte_ts_us": s["first_byte_ts_us"],
         "response_complete_ts_us": s["response_complete_ts_us"],
         "stalls": s["stalls"],
         "client_pause_us_configured": c["pause_us_configured"], "client_pause_us_executed": c["pause_us_executed"],

@@ -6,6 +6,8 @@ varying headers.
 """
 
 import json
+import socket
+import struct
 import threading
 import time
 import urllib.parse
@@ -89,6 +91,10 @@ def parse_head(head):
     return first, headers
 
 
+# Python's socket module does not export it; 35 in Linux's asm-generic/socket.h (struct timespec)
+SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+
+
 class HeadReader:
     """Reads HTTP heads and bodies from a socket, recv_size bytes per recv.
 
@@ -96,14 +102,29 @@ class HeadReader:
     it to read slowly and to stamp the first byte).
     """
 
-    def __init__(self, sock, recv_size=65536, on_recv=None):
+    def __init__(self, sock, recv_size=65536, on_recv=None, kernel_timestamps=False):
         self.sock = sock
         self.recv_size = recv_size
         self.on_recv = on_recv
         self.buffer = b""
+        # with kernel_timestamps (SO_TIMESTAMPNS set on the socket), arrival_ts_us is when the newest
+        # bytes read reached the host (the skb timestamp tcpdump also records), not when this
+        # program got round to them
+        self.kernel_timestamps = kernel_timestamps
+        self.arrival_ts_us = None
+
+    def _recv(self):
+        if not self.kernel_timestamps:
+            return self.sock.recv(self.recv_size)
+        data, ancillary, _, _ = self.sock.recvmsg(self.recv_size, socket.CMSG_SPACE(16))
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS:
+                sec, nsec = struct.unpack("qq", payload[:16])
+                self.arrival_ts_us = sec * 1_000_000 + nsec // 1000
+        return data
 
     def _fill(self):
-        data = self.sock.recv(self.recv_size)
+        data = self._recv()
         if data:
             self.buffer += data
             if self.on_recv:

@@ -22,7 +22,7 @@ import threading
 import time
 import urllib.parse
 
-from httpwire import (HeadReader, JsonLines, SERVER_PORT, now_us, parse_head, parse_object_query, response_head,
+from httpwire import (SO_TIMESTAMPNS, HeadReader, JsonLines, SERVER_PORT, now_us, parse_head, parse_object_query, response_head,
                       sleep_measured_us)
 
 
@@ -81,13 +81,14 @@ def wait_until_acknowledged(conn, timeout_s=10.0):
 def serve_connection(conn, peer, log):
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     effective_cc = conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
-    reader = HeadReader(conn)
+    reader = HeadReader(conn, kernel_timestamps=True)
     with conn:
         while True:
             request = reader.read_head()
             if request is None:
                 break
             request_complete_ts_us = now_us()
+            request_arrival_ts_us = reader.arrival_ts_us
             request_line, headers = parse_head(request)
             method, target, version = request_line.split(" ")
             http_version = version.removeprefix("HTTP/")
@@ -103,7 +104,8 @@ def serve_connection(conn, peer, log):
                 "method": method, "target": target, "http": http_version, "keep_alive": keep_alive,
                 "request_bytes": request_bytes, "response_bytes": len(head) + size,
                 "think_us_configured": round(think_ms * 1000), "think_us_executed": think_us_executed,
-                "request_complete_ts_us": request_complete_ts_us, "first_byte_ts_us": first_byte_ts_us,
+                "request_complete_ts_us": request_complete_ts_us, "request_arrival_ts_us": request_arrival_ts_us,
+                "first_byte_ts_us": first_byte_ts_us,
                 "stalls": executed_stalls, "response_complete_ts_us": now_us(),
             })
             if not keep_alive:
@@ -129,6 +131,9 @@ def main():
     log = JsonLines(args.log)
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Kernel receive timestamps: accepted sockets inherit the flag, and turning it on now makes
+    # the kernel stamp packets that arrive before a connection's thread gets to them.
+    listener.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     if args.cc:
         # Accepted sockets inherit the listener's congestion control.
         listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())

@@ -1,0 +1,125 @@
+package dev.critpath.core.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
+
+/** The trace lab's fixtures (testdata/lab/SCENARIO/{client,server}.pcap + truth.json), analysed once. */
+public final class LabFixtures {
+    private static final Map<Path, Scenario> CACHE = new ConcurrentHashMap<>();
+
+    private LabFixtures() {
+    }
+
+    /** One lab connection: its truth entry and what critpath made of it. */
+    public record Connection(JsonNode truth, ConnectionResult result) {
+        public int clientPort() {
+            return truth.get("client_port").asInt();
+        }
+
+        /**
+         * What the server host actually spent on exchange i: from the kernel's arrival stamp of the
+         * request's last bytes to the first response byte (scheduler wake-up, think time, its own
+         * processing), plus its stalls.
+         */
+        public long injectedServerDelayUs(int i) {
+            JsonNode x = truth.get("exchanges").get(i);
+            long d = x.get("first_byte_ts_us").asLong() - x.get("request_arrival_ts_us").asLong();
+            for (JsonNode s : x.get("stalls")) {
+                d += s.get("stall_us_executed").asLong();
+            }
+            return d;
+        }
+
+        /** Configured one-way delay of each direction times the network arcs of that direction on the path. */
+        public long expectedPropagationUs() {
+            long c2s = truth.get("delay_us").get("c2s").asLong();
+            long s2c = truth.get("delay_us").get("s2c").asLong();
+            long sum = 0;
+            for (PathArc a : result.arcs()) {
+                if (a.kind() == PathArc.Kind.NETWORK) {
+                    sum += a.c2s() ? c2s : s2c;
+                }
+            }
+            return sum;
+        }
+    }
+
+    public record Scenario(String name, Path dir, JsonNode truth, List<Connection> connections) {
+    }
+
+    public static List<Scenario> all() {
+        Path lab = Repo.testdata("lab");
+        if (!Files.isDirectory(lab)) {
+            return List.of();
+        }
+        try (Stream<Path> dirs = Files.list(lab)) {
+            return dirs.filter(d -> Files.isRegularFile(d.resolve("truth.json"))).sorted().map(LabFixtures::load).toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static Scenario scenario(String name) {
+        return load(Repo.testdata("lab").resolve(name));
+    }
+
+    /** Analyses a lab run directory (fixtures or a fresh live run). */
+    public static Scenario load(Path dir) {
+        return CACHE.computeIfAbsent(dir.toAbsolutePath(), d -> {
+            try {
+                JsonNode truth = new ObjectMapper().readTree(d.resolve("truth.json").toFile());
+                ConnectionAssembler as = new ConnectionAssembler();
+                PcapEvents.readAll(d.resolve("client.pcap"), "client-side", SensorRole.CLIENT).forEach(as::add);
+                PcapEvents.readAll(d.resolve("server.pcap"), "server-side", SensorRole.SERVER).forEach(as::add);
+                Map<Integer, ConnectionResult> byPort = new HashMap<>();
+                Analyzer analyzer = Analyzer.defaults();
+                for (ConnectionTrace t : as.connections()) {
+                    byPort.put(t.clientPort(), analyzer.analyze(t));
+                }
+                List<Connection> conns = new ArrayList<>();
+                for (JsonNode c : truth.get("connections")) {
+                    ConnectionResult r = byPort.get(c.get("client_port").asInt());
+                    if (r == null) {
+                        throw new IllegalStateException(d + ": no analysed connection for client port " + c.get("client_port"));
+                    }
+                    conns.add(new Connection(c, r));
+                }
+                return new Scenario(d.getFileName().toString(), d, truth, conns);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot analyse lab run " + d, e);
+            }
+        });
+    }
+
+    public static double pearson(List<double[]> xy) {
+        int n = xy.size();
+        double mx = xy.stream().mapToDouble(p -> p[0]).sum() / n;
+        double my = xy.stream().mapToDouble(p -> p[1]).sum() / n;
+        double sxy = 0;
+        double sxx = 0;
+        double syy = 0;
+        for (double[] p : xy) {
+            sxy += (p[0] - mx) * (p[1] - my);
+            sxx += (p[0] - mx) * (p[0] - mx);
+            syy += (p[1] - my) * (p[1] - my);
+        }
+        return sxy / Math.sqrt(sxx * syy);
+    }
+}
