@@ -15,6 +15,8 @@ import dev.critpath.core.pcap.PcapReader;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
+import dev.critpath.warehouse.ParquetTables;
+import dev.critpath.warehouse.WarehouseTable;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -55,6 +57,9 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--server-pcap", paramLabel = "FILE", description = "Capture taken near the server(s).")
     Path serverPcap;
 
+    @Option(names = "--pcap", paramLabel = "FILE", description = "A capture whose side is inferred from timing; repeatable.")
+    List<Path> pcaps = new ArrayList<>();
+
     @Option(names = "--events", paramLabel = "FILE", description = "Packet events as JSON lines (schemas/packet-event.schema.json); repeatable.")
     List<Path> eventFiles = new ArrayList<>();
 
@@ -63,6 +68,9 @@ final class AnalyzeCommand implements Callable<Integer> {
 
     @Option(names = "--json", paramLabel = "FILE", description = "Also write one JSON object per connection (profile, exchanges, verdict) to FILE.")
     Path jsonOut;
+
+    @Option(names = "--parquet", paramLabel = "DIR", description = "Also write the warehouse tables (profiles, exchanges, critical_path, screening) as Parquet under DIR.")
+    Path parquetOut;
 
     @Option(names = "--arcs", description = "Include every critical-path arc in the JSON output and print the path of each connection.")
     boolean arcs;
@@ -92,8 +100,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (clientPcap == null && serverPcap == null && eventFiles.isEmpty()) {
-            err.println("critpath analyze: give --client-pcap, --server-pcap and/or --events (see --help)");
+        if (clientPcap == null && serverPcap == null && pcaps.isEmpty() && eventFiles.isEmpty()) {
+            err.println("critpath analyze: give --client-pcap, --server-pcap, --pcap and/or --events (see --help)");
             return 2;
         }
         Progress progress = new Progress(err, quiet);
@@ -104,6 +112,9 @@ final class AnalyzeCommand implements Callable<Integer> {
             }
             if (serverPcap != null) {
                 readPcap(serverPcap, "server-side", SensorRole.SERVER, assembler, progress);
+            }
+            for (Path f : pcaps) {
+                readPcap(f, f.getFileName().toString(), SensorRole.UNKNOWN, assembler, progress);
             }
             for (Path f : eventFiles) {
                 readEvents(f, assembler, progress, err);
@@ -136,6 +147,11 @@ final class AnalyzeCommand implements Callable<Integer> {
         if (jsonOut != null) {
             writeJson(results, jsonOut);
             err.println("wrote " + results.size() + " connections to " + jsonOut);
+        }
+        if (parquetOut != null) {
+            Map<WarehouseTable, List<Path>> files = ParquetTables.write(parquetOut, results);
+            err.println("wrote Parquet tables under " + parquetOut + ": " + files.entrySet().stream()
+                    .map(e -> e.getKey().tableName() + " (" + e.getValue().size() + " file" + (e.getValue().size() == 1 ? "" : "s") + ")").toList());
         }
         return failures == 0 ? 0 : 1;
     }

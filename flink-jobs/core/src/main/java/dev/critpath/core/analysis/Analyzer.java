@@ -56,6 +56,8 @@ public final class Analyzer {
         SenderSim s2c = new SenderSim(tl.txs, false, cfg, segmentSize(bases.smssS2c, tl, false), bases.wscaleClient, bases.sackPermitted);
         c2s.run();
         s2c.run();
+        c2s.stats.bytes = uniqueBytes(tl, true);
+        s2c.stats.bytes = uniqueBytes(tl, false);
         CriticalPath cp = new CriticalPath(tl);
 
         long owdC2s = baseline(tl.minOwdC2s, pathOwdC2sUs);
@@ -120,6 +122,27 @@ public final class Analyzer {
                 new ConnectionProfile.PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
                 new ConnectionProfile.Timing(0, 0, 0, 0, 0, true),
                 new ConnectionProfile.Quality(0, 0, 0, 0, 0, 0, false, false), new ConnectionProfile.Pie(0L, 0L, 0L)).columns();
+    }
+
+    /** Payload bytes in the union of sequence ranges seen in one direction (tcptrace's "unique bytes"). */
+    private static long uniqueBytes(Timeline tl, boolean c2s) {
+        List<long[]> ranges = new ArrayList<>();
+        for (Tx t : tl.txs) {
+            if (t.c2s() == c2s && t.p.len > 0) {
+                ranges.add(new long[] {t.seq(), t.seq() + t.p.len});
+            }
+        }
+        ranges.sort(Comparator.comparingLong(r -> r[0]));
+        long total = 0;
+        long coveredTo = Long.MIN_VALUE;
+        for (long[] r : ranges) {
+            long from = Math.max(r[0], coveredTo);
+            if (r[1] > from) {
+                total += r[1] - from;
+            }
+            coveredTo = Math.max(coveredTo, r[1]);
+        }
+        return total;
     }
 
     private static long baseline(long own, long path) {

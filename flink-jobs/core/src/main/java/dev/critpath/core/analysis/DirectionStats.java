@@ -4,7 +4,7 @@ package dev.critpath.core.analysis;
 public final class DirectionStats {
     public long packets;
     public long dataPackets;
-    /** Payload bytes sent for the first time. */
+    /** Unique payload bytes: the union of the sequence ranges seen. */
     public long bytes;
     public long retransmissions;
     public long retransmittedBytes;

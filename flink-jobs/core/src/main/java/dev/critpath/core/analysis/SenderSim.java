@@ -443,7 +443,6 @@ final class SenderSim {
         int segs = segs(s.p.len);
         if (s.p.len > 0) {
             stats.dataPackets++;
-            stats.bytes += s.p.len;
         }
         if (cfg.slowStartAfterIdle && outstanding.isEmpty() && lastDataSend != NONE && t - lastDataSend > rto()) {
             restartAfterIdle(t - lastDataSend);
@@ -544,7 +543,6 @@ final class SenderSim {
         s.kind = Tx.Kind.NEW_DATA;
         stats.reordered++;
         stats.dataPackets++;
-        stats.bytes += s.p.len;
         s.liberator = liberatorFor(s.seq() + s.p.len);
         remember(new Seg(s.seq(), s.end(), Math.max(segs(s.p.len), 1), s.idx, t));
         sent.add(s);

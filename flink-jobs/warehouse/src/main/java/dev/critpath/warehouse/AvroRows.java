@@ -1,0 +1,69 @@
+package dev.critpath.warehouse;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericRecord;
+
+/**
+ * Turns the engine's column maps into Avro records of a table schema. Strict on purpose: a column
+ * the schema lacks, or a schema field the row lacks, is a bug that must not reach the warehouse.
+ */
+public final class AvroRows {
+    private AvroRows() {
+    }
+
+    public static GenericRecord toRecord(Schema schema, Map<String, Object> row) {
+        if (row.size() != schema.getFields().size()) {
+            for (String k : row.keySet()) {
+                if (schema.getField(k) == null) {
+                    throw new IllegalArgumentException(schema.getName() + " has no column " + k);
+                }
+            }
+        }
+        GenericRecord r = new GenericData.Record(schema);
+        for (Schema.Field f : schema.getFields()) {
+            if (!row.containsKey(f.name())) {
+                throw new IllegalArgumentException(schema.getName() + " row lacks column " + f.name());
+            }
+            r.put(f.pos(), convert(f.schema(), row.get(f.name()), f.name()));
+        }
+        return r;
+    }
+
+    private static Object convert(Schema s, Object v, String name) {
+        if (s.getType() == Schema.Type.UNION) {
+            if (v == null) {
+                return null;
+            }
+            return convert(s.getTypes().get(1), v, name);
+        }
+        if (v == null) {
+            throw new IllegalArgumentException("column " + name + " is not nullable");
+        }
+        return switch (s.getType()) {
+            case LONG -> ((Number) v).longValue();
+            case INT -> ((Number) v).intValue();
+            case DOUBLE -> ((Number) v).doubleValue();
+            case BOOLEAN, STRING -> v instanceof CharSequence c ? c.toString() : v;
+            case ARRAY -> {
+                List<Object> out = new ArrayList<>();
+                for (Object x : (List<?>) v) {
+                    out.add(convert(s.getElementType(), x, name));
+                }
+                yield out;
+            }
+            case MAP -> {
+                Map<String, Object> out = new LinkedHashMap<>();
+                for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                    out.put(e.getKey().toString(), convert(s.getValueType(), e.getValue(), name));
+                }
+                yield out;
+            }
+            default -> throw new IllegalArgumentException("unsupported type " + s + " for " + name);
+        };
+    }
+}

@@ -1,0 +1,51 @@
+package dev.critpath.warehouse;
+
+import dev.critpath.core.analysis.ConnectionResult;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.avro.Schema;
+
+/** The warehouse's tables, their schemas (schemas/tables/*.avsc) and the rows a connection gives each. */
+public enum WarehouseTable {
+    PROFILES("profiles", r -> List.of(r.profile().columns())),
+    EXCHANGES("exchanges", r -> r.exchanges().stream().map(x -> x.columns()).toList()),
+    CRITICAL_PATH("critical_path", ConnectionResult::arcColumns),
+    SCREENING("screening", r -> List.of(r.verdict().columns()));
+
+    private final String tableName;
+    private final Function<ConnectionResult, List<Map<String, Object>>> rows;
+    private Schema schema;
+
+    WarehouseTable(String tableName, Function<ConnectionResult, List<Map<String, Object>>> rows) {
+        this.tableName = tableName;
+        this.rows = rows;
+    }
+
+    /** Directory name under the warehouse root. */
+    public String tableName() {
+        return tableName;
+    }
+
+    public List<Map<String, Object>> rows(ConnectionResult r) {
+        return rows.apply(r);
+    }
+
+    public synchronized Schema schema() {
+        if (schema == null) {
+            String resource = "critpath/schemas/tables/" + tableName + ".avsc";
+            try (InputStream in = WarehouseTable.class.getClassLoader().getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("missing " + resource + " (critpath-schemas jar)");
+                }
+                schema = new Schema.Parser().parse(in);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return schema;
+    }
+}
