@@ -129,7 +129,8 @@ public final class Analyzer {
         List<long[]> ranges = new ArrayList<>();
         for (Tx t : tl.txs) {
             if (t.c2s() == c2s && t.p.len > 0) {
-                ranges.add(new long[] {t.seq(), t.seq() + t.p.len});
+                long first = t.seq() + (t.has(TcpFlags.SYN) ? 1 : 0); // a SYN's data follows its own sequence number
+                ranges.add(new long[] {first, first + t.p.len});
             }
         }
         ranges.sort(Comparator.comparingLong(r -> r[0]));

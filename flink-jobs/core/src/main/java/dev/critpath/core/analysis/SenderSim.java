@@ -221,7 +221,10 @@ final class SenderSim {
         if (a.has(TcpFlags.SYN)) {
             return a.p.win;
         }
-        return rcvWscale < 0 ? -1 : (long) a.p.win << rcvWscale;
+        if (rcvWscale < 0) {
+            return a.p.win == 0 ? 0 : -1; // zero is zero whatever the scale
+        }
+        return (long) a.p.win << rcvWscale;
     }
 
     /** Removes what the ACK covers from the scoreboard; returns segments newly acknowledged. */
@@ -395,6 +398,13 @@ final class SenderSim {
             stats.keepalives++;
             return;
         }
+        if (rwnd == 0 && !s.has(TcpFlags.FIN)) {
+            // whatever it carries (Linux: nothing; others one byte or a full segment, again and
+            // again), data sent into a closed window probes it; it repairs no loss
+            s.kind = Tx.Kind.WINDOW_PROBE;
+            stats.windowProbes++;
+            return;
+        }
         if (s.seq() < nxt) {
             int prev = previousTransmission(s.seq());
             if (prev < 0 && sentBefore(s)) {
@@ -402,11 +412,6 @@ final class SenderSim {
             } else {
                 onRetransmission(s, t, prev);
             }
-            return;
-        }
-        if (rwnd == 0 && s.p.len <= 1 && !s.has(TcpFlags.FIN)) {
-            s.kind = Tx.Kind.WINDOW_PROBE; // RFC 1122 probe: one byte beyond a closed window
-            stats.windowProbes++;
             return;
         }
         onNewData(s, t);
