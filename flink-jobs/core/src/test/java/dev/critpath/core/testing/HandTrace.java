@@ -20,9 +20,9 @@ public final class HandTrace {
     public static final String SERVER = "10.0.0.2";
     public static final int CLIENT_PORT = 40000;
     public static final int SERVER_PORT = 80;
-    private static final long T0 = 1_763_800_000_000_000L;
-    private static final long ISN_C = 4_294_960_000L; // wraps past 2^32 after a few KB on purpose
-    private static final long ISN_S = 5_000L;
+    private long t0 = 1_763_800_000_000_000L;
+    private long isnC = 4_294_960_000L; // wraps past 2^32 after a few KB on purpose
+    private long isnS = 5_000L;
 
     private final long owdC2sUs;
     private final long owdS2cUs;
@@ -38,6 +38,19 @@ public final class HandTrace {
     public HandTrace(double owdC2sMs, double owdS2cMs) {
         this.owdC2sUs = us(owdC2sMs);
         this.owdS2cUs = us(owdS2cMs);
+    }
+
+    /** Initial sequence numbers of client and server. */
+    public HandTrace isns(long client, long server) {
+        isnC = client;
+        isnS = server;
+        return this;
+    }
+
+    /** Shifts the whole connection in time (e.g. a second connection reusing the ports later). */
+    public HandTrace startingAtMs(double ms) {
+        t0 += us(ms);
+        return this;
     }
 
     /** Both SYNs offer SACK (off by default, as in the lab's Reno scenarios). */
@@ -213,19 +226,19 @@ public final class HandTrace {
 
     private PacketEvent event(P p, String sensor, SensorRole role, long ts) {
         long rel = p.seq < 0 ? (p.c2s ? nextCAt(p) : nextSAt(p)) : p.seq;
-        long seq = ((p.c2s ? ISN_C : ISN_S) + rel) & 0xffff_ffffL;
+        long seq = ((p.c2s ? isnC : isnS) + rel) & 0xffff_ffffL;
         boolean hasAck = (p.flags & TcpFlags.ACK) != 0;
         long ackRel = p.ack >= 0 ? p.ack : cumulativeAck(p);
-        long ack = hasAck ? ((p.c2s ? ISN_S : ISN_C) + ackRel) & 0xffff_ffffL : 0;
+        long ack = hasAck ? ((p.c2s ? isnS : isnC) + ackRel) & 0xffff_ffffL : 0;
         long[] sack = null;
         if (p.sack != null) {
             sack = new long[p.sack.length];
             for (int i = 0; i < sack.length; i++) {
-                sack[i] = ((p.c2s ? ISN_S : ISN_C) + p.sack[i]) & 0xffff_ffffL;
+                sack[i] = ((p.c2s ? isnS : isnC) + p.sack[i]) & 0xffff_ffffL;
             }
         }
         String cid = CommunityId.tcpV1(CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, 0);
-        return new PacketEvent(sensor, role, T0 + ts, cid, CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, p.c2s, p.flags, seq, ack,
+        return new PacketEvent(sensor, role, t0 + ts, cid, CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, p.c2s, p.flags, seq, ack,
                 p.len, p.win, p.options ? 7 : -1, p.options ? 1460 : -1, p.options && sackPermitted ? Boolean.TRUE : null, sack,
                 -1, -1, p.ipId, 64);
     }
