@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "critpath", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = {"Explains where every TCP connection's time went, along its critical path:",
             "server, client, propagation, queuing, or loss; and screens out the boring ones."},
-        subcommands = {AnalyzeCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, AnalyzeCommand.class, CommandLine.HelpCommand.class})
 public final class Main {
     public static void main(String[] args) {
         System.exit(run(args));
@@ -15,10 +15,15 @@ public final class Main {
 
     /** Runs a command line and returns its exit code (0 ok, 1 analysis problems, 2 usage or input errors). */
     public static int run(String... args) {
+        return commandLine().execute(args);
+    }
+
+    /** The command tree; errors end as one line on stderr, never a stack trace. */
+    static CommandLine commandLine() {
         return new CommandLine(new Main()).setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("critpath: " + ex.getMessage());
             return 2;
-        }).execute(args);
+        });
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -93,6 +93,18 @@ public final class Screen {
         return rules;
     }
 
+    /** Where most of the time beyond propagation went, so a verdict says what to look at first. */
+    private static String largestShare(ConnectionProfile p) {
+        Category top = Category.SERVER;
+        for (Category c : Category.values()) {
+            if (c != Category.PROPAGATION && c != Category.IDLE && p.times.get(c) > p.times.get(top)) {
+                top = c;
+            }
+        }
+        return String.format(java.util.Locale.ROOT, "most time beyond propagation: %s %.1f ms (%.0f%% of %.1f ms)", top.key().replace('_', ' '),
+                p.times.get(top) / 1000.0, 100.0 * p.times.get(top) / Math.max(1, p.durationUs()), p.durationUs() / 1000.0);
+    }
+
     public ScreenVerdict evaluate(ConnectionProfile p) {
         List<String> failed = new ArrayList<>();
         Map<String, Long> counts = new LinkedHashMap<>();
@@ -106,7 +118,7 @@ public final class Screen {
             }
         }
         long score = Math.max(0, p.durationUs() - p.times.get(Category.PROPAGATION) - p.times.get(Category.IDLE));
-        String explanation = failed.isEmpty() ? "boring: every rule passed" : String.join("; ", reasons);
+        String explanation = failed.isEmpty() ? "boring: every rule passed" : String.join("; ", reasons) + "; " + largestShare(p);
         return new ScreenVerdict(p.connUid, failed.isEmpty(), failed, counts, score, explanation);
     }
 }

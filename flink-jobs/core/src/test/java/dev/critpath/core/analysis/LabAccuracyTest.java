@@ -33,7 +33,7 @@ class LabAccuracyTest {
                 s.connections().stream().map(c -> DynamicContainer.dynamicContainer("port " + c.clientPort(), checks(s, c)))));
     }
 
-    private static Stream<DynamicNode> checks(Scenario s, Connection c) {
+    static Stream<DynamicNode> checks(Scenario s, Connection c) {
         List<DynamicNode> t = new ArrayList<>();
         ConnectionProfile p = c.result().profile();
         t.add(DynamicTest.dynamicTest("categories add up to the client-observed duration", () -> {
@@ -88,6 +88,18 @@ class LabAccuracyTest {
         assertEquals(k.get("TcpExtTCPLossProbes").asLong(), d.tailLossProbes, where + "tail loss probes");
         assertEquals(k.get("TcpExtTCPSlowStartRetrans").asLong(), d.slowStartRetransmits, where + "re-sends after a timeout");
         assertEquals(k.get("TcpRetransSegs").asLong(), d.retransmissions, where + "retransmitted segments");
+    }
+
+    /** Renders docs/accuracy.md's table from the same analysis (target/accuracy.md). */
+    @Test
+    void writesTheAccuracyTable() throws java.io.IOException {
+        List<Scenario> all = LabFixtures.all();
+        assumeTrue(!all.isEmpty(), "no lab fixtures");
+        String table = dev.critpath.core.testing.AccuracyTable.markdown(all);
+        assertTrue(table.contains("| fast-retransmit |") && table.contains("random-batch"), table);
+        java.nio.file.Path out = java.nio.file.Path.of("target", "accuracy.md");
+        java.nio.file.Files.writeString(out, table);
+        System.out.println("accuracy table written to " + out.toAbsolutePath());
     }
 
     @Test

@@ -1,0 +1,109 @@
+package dev.critpath.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.critpath.core.testing.Repo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class AnalyzeCommandTest {
+    @TempDir
+    Path tmp;
+
+    private static String lab(String scenario, String file) {
+        return Repo.testdata("lab").resolve(scenario).resolve(file).toString();
+    }
+
+    @Test
+    void twoPointCapturesGiveATableJsonAndParquet() throws Exception {
+        Path json = tmp.resolve("out.jsonl");
+        Path warehouse = tmp.resolve("wh");
+        CliRun r = CliRun.of("analyze", "--quiet", "--client-pcap", lab("think-100ms", "client.pcap"), "--server-pcap",
+                lab("think-100ms", "server.pcap"), "--json", json.toString(), "--parquet", warehouse.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("10.71.1.2:"), r.out());
+        assertTrue(r.out().contains("two-point"), r.out());
+        assertTrue(r.out().contains("LOOK: no_server_stall"), r.out());
+        assertTrue(r.out().contains("why: server stalled"), r.out());
+        List<String> lines = Files.readAllLines(json);
+        assertEquals(1, lines.size());
+        JsonNode c = new ObjectMapper().readTree(lines.get(0));
+        assertEquals(c.get("duration_us").asLong(), c.get("server_us").asLong() + c.get("client_us").asLong()
+                + c.get("propagation_us").asLong() + c.get("queuing_us").asLong());
+        assertEquals(1, c.get("exchanges").size());
+        assertTrue(c.get("screen").get("failed_rules").toString().contains("no_server_stall"));
+        try (Stream<Path> files = Files.walk(warehouse)) {
+            assertEquals(4, files.filter(p -> p.toString().endsWith(".parquet")).count(), "one file per table");
+        }
+    }
+
+    @Test
+    void aSingleCaptureIsAnalysedFromItsSide() {
+        CliRun r = CliRun.of("analyze", "--quiet", "--pcap", lab("dl-20k", "server.pcap"), "--arcs");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.out().contains("server-side"), r.out());
+        assertTrue(r.out().contains("client|queuing"), "honest category for what one capture cannot split: " + r.out());
+        assertTrue(r.out().contains(" network "), "--arcs prints the path");
+    }
+
+    @Test
+    void unreadableOrNonTcpInputGetsAClearErrorNotAStackTrace() throws Exception {
+        Path text = tmp.resolve("notes.pcap");
+        Files.writeString(text, "definitely not a capture file, just words and more words");
+        CliRun bad = CliRun.of("analyze", "--quiet", "--pcap", text.toString());
+        assertEquals(2, bad.exit());
+        assertTrue(bad.err().contains("not a pcap or pcapng file"), bad.err());
+        assertTrue(!bad.err().contains("at dev.critpath"), "no stack trace: " + bad.err());
+
+        CliRun missing = CliRun.of("analyze", "--pcap", tmp.resolve("missing.pcap").toString());
+        assertEquals(2, missing.exit());
+        assertTrue(missing.err().contains("no such file"), missing.err());
+
+        Path empty = tmp.resolve("empty.pcap");
+        byte[] header = {(byte) 0xd4, (byte) 0xc3, (byte) 0xb2, (byte) 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, 0, 0, 1, 0, 0, 0};
+        Files.write(empty, header);
+        CliRun none = CliRun.of("analyze", "--quiet", "--pcap", empty.toString());
+        assertEquals(2, none.exit());
+        assertTrue(none.err().contains("no TCP connections"), none.err());
+
+        CliRun nothing = CliRun.of("analyze");
+        assertEquals(2, nothing.exit());
+        assertTrue(nothing.err().contains("see --help"), nothing.err());
+    }
+
+    @Test
+    void eventFilesWithBrokenLinesKeepTheGoodOnesAndCountTheRest() throws Exception {
+        Path events = tmp.resolve("events.jsonl");
+        List<String> lines = new java.util.ArrayList<>();
+        for (var e : dev.critpath.core.pcap.PcapEvents.readAll(Path.of(lab("dl-1k", "client.pcap")), "edge-a", null)) {
+            lines.add(dev.critpath.core.event.PacketEventJson.toJson(e));
+        }
+        lines.add(2, "{\"sensor\":\"edge-a\",\"ts_us\":12}");
+        lines.add(5, "not json at all");
+        lines.add("{\"truncated\": ");
+        Files.write(events, lines);
+        CliRun r = CliRun.of("analyze", "--events", events.toString(), "--sensor-role", "edge-a=client");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("rejected events by reason: {OUT_OF_RANGE=1, MALFORMED_JSON=2}"), r.err());
+        assertTrue(r.out().contains("client-side"), r.out());
+        CliRun wrongRole = CliRun.of("analyze", "--events", events.toString(), "--sensor-role", "edge-a=middle");
+        assertEquals(2, wrongRole.exit());
+        assertTrue(wrongRole.err().contains("role must be client or server"), wrongRole.err());
+    }
+
+    @Test
+    void helpExplainsTheOptions() {
+        CliRun r = CliRun.of("analyze", "--help");
+        assertEquals(0, r.exit());
+        for (String s : List.of("--client-pcap", "--server-pcap", "--parquet", "--json", "--screen", "Examples:")) {
+            assertTrue(r.out().contains(s), s);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package dev.critpath.core.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.critpath.core.analysis.Category;
+import dev.critpath.core.analysis.ConnectionProfile;
+import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.testing.LabFixtures.Connection;
+import dev.critpath.core.testing.LabFixtures.Scenario;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/** The per-scenario table of docs/accuracy.md: what the lab injected, what critpath measured, what the pie said. */
+public final class AccuracyTable {
+    private AccuracyTable() {
+    }
+
+    public static String markdown(List<Scenario> scenarios) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| scenario | injected | duration ms | server ms: executed / on path | propagation ms: expected / measured | queuing ms | loss: kernel / critpath (ms on path) | clock offset ms: injected / estimated ± bound | pie 002 ms: client / server / network | critical path ms: client / server / network+loss |\n");
+        sb.append("|---|---|---|---|---|---|---|---|---|---|\n");
+        for (Scenario s : scenarios) {
+            if (s.connections().size() > 1) {
+                continue; // the random batch gets its own summary below
+            }
+            Connection c = s.connections().get(0);
+            sb.append(row(s, c)).append('\n');
+        }
+        for (Scenario s : scenarios) {
+            if (s.connections().size() > 1) {
+                sb.append('\n').append(batchSummary(s));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String row(Scenario s, Connection c) {
+        ConnectionProfile p = c.result().profile();
+        JsonNode cfg = s.truth().get("config");
+        long serverInjected = 0;
+        long serverMeasured = 0;
+        for (int i = 0; i < c.result().exchanges().size(); i++) {
+            serverInjected += c.injectedServerDelayUs(i);
+            serverMeasured += c.result().exchanges().get(i).times().get(Category.SERVER);
+        }
+        return String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f | %s | %.1f / %.3f ± %.1f | %s | %.1f / %.1f / %.1f |",
+                s.name(), injected(s, c), p.durationUs() / 1e3, serverInjected / 1e3, serverMeasured / 1e3,
+                c.expectedPropagationUs() / 1e3, p.times.get(Category.PROPAGATION) / 1e3, p.times.get(Category.QUEUING) / 1e3,
+                loss(c, p), cfg.get("server_clock_offset_us").asLong() / 1e3, p.timing.clockOffsetUs() / 1e3,
+                p.timing.clockOffsetUncertaintyUs() / 1e3, pie(p),
+                p.times.get(Category.CLIENT) / 1e3, p.times.get(Category.SERVER) / 1e3, (p.times.network() + p.times.loss()) / 1e3);
+    }
+
+    private static String injected(Scenario s, Connection c) {
+        JsonNode cfg = s.truth().get("config");
+        JsonNode d = c.truth().get("delay_us");
+        List<String> parts = new ArrayList<>();
+        parts.add(ms(d.get("c2s")) + "/" + ms(d.get("s2c")) + " ms one way");
+        JsonNode rate = cfg.get("rate_kbit");
+        for (String dir : List.of("c2s", "s2c")) {
+            if (!rate.get(dir).isNull()) {
+                parts.add(dir + " " + rate.get(dir).asLong() + " kbit/s, queue " + cfg.get("queue_bytes").get(dir).asLong() / 1000 + " KB");
+            }
+        }
+        if (c.truth().get("drops").size() > 0) {
+            parts.add(c.truth().get("drops").size() + " drop(s)");
+        }
+        if (!"reno".equals(cfg.get("cc").asText())) {
+            parts.add(cfg.get("cc").asText());
+        }
+        if (cfg.get("sack").asBoolean()) {
+            parts.add("SACK");
+        }
+        return String.join(", ", parts);
+    }
+
+    private static String ms(JsonNode us) {
+        return String.format(Locale.ROOT, "%.0f", us.asLong() / 1e3);
+    }
+
+    private static String loss(Connection c, ConnectionProfile p) {
+        JsonNode k = c.truth().get("kernel").get("server");
+        JsonNode kc = c.truth().get("kernel").get("client");
+        long kernelTimers = k.get("TcpExtTCPTimeouts").asLong() + kc.get("TcpExtTCPTimeouts").asLong();
+        long kernelFast = k.get("TcpExtTCPFastRetrans").asLong() + kc.get("TcpExtTCPFastRetrans").asLong();
+        long kernelProbes = k.get("TcpExtTCPLossProbes").asLong() + kc.get("TcpExtTCPLossProbes").asLong();
+        if (kernelTimers + kernelFast + kernelProbes + p.retransmissions() == 0) {
+            return "none / none";
+        }
+        DirectionStats a = p.c2s;
+        DirectionStats b = p.s2c;
+        return String.format(Locale.ROOT, "%s / %s (%.1f)", counts(kernelFast, kernelTimers, kernelProbes),
+                counts(a.fastRetransmits + b.fastRetransmits, a.timeouts + b.timeouts + a.backoffs + b.backoffs, a.tailLossProbes + b.tailLossProbes),
+                p.times.loss() / 1e3);
+    }
+
+    private static String counts(long fast, long timers, long probes) {
+        List<String> parts = new ArrayList<>();
+        if (fast > 0) {
+            parts.add(fast + " fast");
+        }
+        if (timers > 0) {
+            parts.add(timers + " RTO");
+        }
+        if (probes > 0) {
+            parts.add(probes + " TLP");
+        }
+        return parts.isEmpty() ? "none" : String.join(" + ", parts);
+    }
+
+    private static String pie(ConnectionProfile p) {
+        return String.format(Locale.ROOT, "%.1f / %.1f / %.1f", p.pie.clientUs() / 1e3, p.pie.serverUs() / 1e3, p.pie.networkUs() / 1e3);
+    }
+
+    private static String batchSummary(Scenario s) {
+        List<double[]> server = new ArrayList<>();
+        double maxErr = 0;
+        double sumErr = 0;
+        int classified = 0;
+        int drops = 0;
+        for (Connection c : s.connections()) {
+            double injected = c.injectedServerDelayUs(0);
+            double measured = c.result().exchanges().get(0).times().get(Category.SERVER);
+            server.add(new double[] {injected, measured});
+            maxErr = Math.max(maxErr, Math.abs(measured - injected));
+            sumErr += Math.abs(measured - injected);
+            JsonNode k = c.truth().get("kernel").get("server");
+            DirectionStats d = c.result().profile().s2c;
+            drops += c.truth().get("drops").size();
+            if (k.get("TcpExtTCPFastRetrans").asLong() == d.fastRetransmits && k.get("TcpExtTCPTimeouts").asLong() == d.timeouts + d.backoffs) {
+                classified += c.truth().get("drops").size();
+            }
+        }
+        return String.format(Locale.ROOT, "**%s** (%d connections, seed %s): server delay executed vs on the path: correlation %.5f, "
+                        + "mean absolute error %.2f ms, largest %.2f ms; %d of %d drops recovered as the server's kernel counted them.%n",
+                s.name(), s.connections().size(), s.truth().get("config").get("seed").asText(), LabFixtures.pearson(server),
+                sumErr / server.size() / 1e3, maxErr / 1e3, classified, drops);
+    }
+}
