@@ -107,7 +107,7 @@ public final class Analyzer {
                         tl.mode == Timeline.Mode.CLIENT_SIDE, exchangeProfiles.size()),
                 c2s.stats, s2c.stats,
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clockOffsetUs,
-                        tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable),
+                        tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable, tl.clockDriftPpm),
                 quality(tl, views, bases, c2s, s2c),
                 PieBaseline.of(tl));
         ScreenVerdict verdict = screen.evaluate(profile);
@@ -120,7 +120,7 @@ public final class Analyzer {
     public static Map<String, Object> emptyProfileColumns() {
         return new ConnectionProfile("", "", "", 0, "", 0, null, null, "two_point", 0, 0, new CategoryTimes(),
                 new ConnectionProfile.PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
-                new ConnectionProfile.Timing(0, 0, 0, 0, 0, true),
+                new ConnectionProfile.Timing(0, 0, 0, 0, 0, true, 0),
                 new ConnectionProfile.Quality(0, 0, 0, 0, 0, 0, false, false), new ConnectionProfile.Pie(0L, 0L, 0L)).columns();
     }
 

@@ -35,6 +35,10 @@ final class Timeline {
     long clockOffsetUncertaintyUs = -1;
     /** False when one direction had no packet seen by both sensors: the offset is a guess. */
     boolean clockOffsetReliable = true;
+    /** How fast the server sensor's clock gains on the client sensor's, µs per second (0 when not measurable). */
+    double clockDriftPpm;
+    /** Client-sensor time at which clockOffsetUs holds exactly; the offset moves by the drift from there. */
+    private long driftEpochUs;
     /** Minimum one-way delay per direction on the unified timeline (single sensor: half the min RTT). */
     long minOwdC2s = -1;
     long minOwdS2c = -1;
@@ -181,31 +185,113 @@ final class Timeline {
         long minCs = c2s.minDelay();
         long minSc = s2c.minDelay();
         Timeline tl = new Timeline(Mode.TWO_POINT, txs, client, server);
-        long theta;
         if (minCs != Long.MAX_VALUE && minSc != Long.MAX_VALUE) {
-            theta = Math.floorDiv(minCs - minSc, 2);
+            tl.clockOffsetUs = Math.floorDiv(minCs - minSc, 2);
             tl.clockOffsetUncertaintyUs = Math.floorDiv(minCs + minSc + 1, 2);
+            tl.fitDrift(c2s, s2c);
         } else if (minCs != Long.MAX_VALUE) {
-            theta = minCs; // one direction only: assume the smallest delay is zero
+            tl.clockOffsetUs = minCs; // one direction only: assume the smallest delay is zero
             tl.clockOffsetReliable = false;
         } else if (minSc != Long.MAX_VALUE) {
-            theta = -minSc;
+            tl.clockOffsetUs = -minSc;
             tl.clockOffsetReliable = false;
         } else {
-            theta = 0;
             tl.clockOffsetReliable = false;
         }
-        tl.clockOffsetUs = theta;
-        c2s.weakMatch(theta);
-        s2c.weakMatch(-theta);
-        c2s.emit(txs, 0, -theta);
-        s2c.emit(txs, -theta, 0);
+        c2s.weakMatch(tl::serverToClient, false);
+        s2c.weakMatch(tl::serverToClient, true);
+        c2s.emit(txs, t -> t, tl::serverToClient);
+        s2c.emit(txs, tl::serverToClient, t -> t);
         tl.minOwdC2s = minObservedOwd(txs, true);
         tl.minOwdS2c = minObservedOwd(txs, false);
         tl.minRttUs = tl.minOwdC2s >= 0 && tl.minOwdS2c >= 0 ? tl.minOwdC2s + tl.minOwdS2c : -1;
         tl.fillGaps();
         tl.finish();
         return tl;
+    }
+
+    /** Server-sensor time on the client's timeline: minus the offset, which moves with the drift. */
+    long serverToClient(long serverUs) {
+        if (clockDriftPpm == 0) {
+            return serverUs - clockOffsetUs;
+        }
+        long approx = serverUs - clockOffsetUs;
+        return serverUs - clockOffsetUs - Math.round((approx - driftEpochUs) * clockDriftPpm / 1e6);
+    }
+
+    private static final long DRIFT_MIN_SPAN_US = 20_000_000;
+    private static final int DRIFT_WINDOWS = 12;
+    /** Drift smaller than this over the connection is noise next to the minimum filter's own. */
+    private static final long DRIFT_MIN_EFFECT_US = 200;
+
+    /**
+     * Long connections: the offset estimated per time window (minimum filtering in each), a
+     * least-squares line through the windows, then re-centred so that every corrected one-way
+     * delay stays at least half the minimum round trip, as with a constant offset.
+     */
+    private void fitDrift(Matching c2s, Matching s2c) {
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (long[] p : c2s.strongPairs(true)) {
+            first = Math.min(first, p[0]);
+            last = Math.max(last, p[0]);
+        }
+        if (last - first < DRIFT_MIN_SPAN_US) {
+            return;
+        }
+        long width = (last - first) / DRIFT_WINDOWS + 1;
+        long[][] minCs = windowMinima(c2s.strongPairs(true), first, width);
+        long[][] minSc = windowMinima(s2c.strongPairs(false), first, width);
+        List<double[]> points = new ArrayList<>();
+        for (int w = 0; w < DRIFT_WINDOWS; w++) {
+            if (minCs[w] != null && minSc[w] != null) {
+                // at the times of the two minimal samples, not the window's middle
+                points.add(new double[] {(minCs[w][0] + minSc[w][0]) / 2.0, (minCs[w][1] - minSc[w][1]) / 2.0});
+            }
+        }
+        if (points.size() < 3) {
+            return;
+        }
+        double mt = points.stream().mapToDouble(p -> p[0]).average().orElse(0);
+        double mo = points.stream().mapToDouble(p -> p[1]).average().orElse(0);
+        double sxy = 0;
+        double sxx = 0;
+        for (double[] p : points) {
+            sxy += (p[0] - mt) * (p[1] - mo);
+            sxx += (p[0] - mt) * (p[0] - mt);
+        }
+        double slope = sxy / sxx;
+        if (Math.abs(slope) * (last - first) < DRIFT_MIN_EFFECT_US) {
+            return;
+        }
+        long epoch = Math.round(mt);
+        long lowCs = Long.MAX_VALUE;
+        long lowSc = Long.MAX_VALUE;
+        for (long[] p : c2s.strongPairs(true)) {
+            lowCs = Math.min(lowCs, p[1] - Math.round(mo + slope * (p[0] - epoch)));
+        }
+        for (long[] p : s2c.strongPairs(false)) {
+            lowSc = Math.min(lowSc, p[1] + Math.round(mo + slope * (p[0] - epoch)));
+        }
+        if (lowCs + lowSc < 0) {
+            return; // the line does not fit the minima: keep the constant offset
+        }
+        clockOffsetUs = Math.round(mo) + Math.floorDiv(lowCs - lowSc, 2);
+        clockOffsetUncertaintyUs = Math.floorDiv(lowCs + lowSc + 1, 2);
+        clockDriftPpm = slope * 1e6;
+        driftEpochUs = epoch;
+    }
+
+    /** Per time window, the {time, delay} pair with the smallest delay (null for empty windows). */
+    private static long[][] windowMinima(List<long[]> pairs, long first, long width) {
+        long[][] min = new long[DRIFT_WINDOWS][];
+        for (long[] p : pairs) {
+            int w = (int) Math.max(0, Math.min(DRIFT_WINDOWS - 1, (p[0] - first) / width));
+            if (min[w] == null || p[1] < min[w][1]) {
+                min[w] = p;
+            }
+        }
+        return min;
     }
 
     private static long minObservedOwd(List<Tx> txs, boolean c2s) {
@@ -346,6 +432,22 @@ final class Timeline {
             strong[arr] = isStrong;
         }
 
+        /**
+         * Strong matches as {client-sensor time, raw delay}: for c2s the departure time and
+         * arrival - departure; for s2c (clientSide false) the arrival time and arrival - departure.
+         */
+        List<long[]> strongPairs(boolean senderIsClientSensor) {
+            List<long[]> out = new ArrayList<>();
+            for (int j = 0; j < arrs.size(); j++) {
+                if (arrToDep[j] >= 0 && strong[j]) {
+                    long dep = deps.get(arrToDep[j]).ts;
+                    long arr = arrs.get(j).ts;
+                    out.add(new long[] {senderIsClientSensor ? dep : arr, arr - dep});
+                }
+            }
+            return out;
+        }
+
         /** Smallest (arrival - departure) over strong matches, on the raw sensor clocks. */
         long minDelay() {
             long best = Long.MAX_VALUE;
@@ -359,10 +461,10 @@ final class Timeline {
 
         /**
          * Matches the rest by sequence range alone (IP ids rewritten, offload pieces): each
-         * arrival takes the latest unmatched departure of the same bytes that left before it.
-         * arrShift converts receiver-sensor time to sender-sensor time.
+         * arrival takes the latest unmatched departure of the same bytes that left before it,
+         * compared on the client's timeline.
          */
-        void weakMatch(long arrShift) {
+        void weakMatch(java.util.function.LongUnaryOperator serverToClient, boolean senderIsServer) {
             Map<WeakKey, List<Integer>> byKey = new HashMap<>();
             for (int i = 0; i < deps.size(); i++) {
                 if (depToArr[i] < 0) {
@@ -377,10 +479,11 @@ final class Timeline {
                 if (cands == null) {
                     continue;
                 }
-                long arrivalOnSenderClock = arrs.get(j).ts - arrShift;
+                long arrival = senderIsServer ? arrs.get(j).ts : serverToClient.applyAsLong(arrs.get(j).ts);
                 int best = -1;
                 for (int i : cands) {
-                    if (depToArr[i] < 0 && deps.get(i).ts < arrivalOnSenderClock && (best < 0 || deps.get(i).ts > deps.get(best).ts)) {
+                    long dep = senderIsServer ? serverToClient.applyAsLong(deps.get(i).ts) : deps.get(i).ts;
+                    if (depToArr[i] < 0 && dep < arrival && (best < 0 || deps.get(i).ts > deps.get(best).ts)) {
                         best = i;
                     }
                 }
@@ -390,20 +493,20 @@ final class Timeline {
             }
         }
 
-        /** Adds one Tx per departure (matched or not) and per unmatched arrival. */
-        void emit(List<Tx> out, long depShift, long arrShift) {
+        /** Adds one Tx per departure (matched or not) and per unmatched arrival, on the client's timeline. */
+        void emit(List<Tx> out, java.util.function.LongUnaryOperator depClock, java.util.function.LongUnaryOperator arrClock) {
             for (int i = 0; i < deps.size(); i++) {
                 Tx t = new Tx(out.size(), deps.get(i));
-                t.dep = deps.get(i).ts + depShift;
+                t.dep = depClock.applyAsLong(deps.get(i).ts);
                 if (depToArr[i] >= 0) {
-                    t.arr = arrs.get(depToArr[i]).ts + arrShift;
+                    t.arr = arrClock.applyAsLong(arrs.get(depToArr[i]).ts);
                 }
                 out.add(t);
             }
             for (int j = 0; j < arrs.size(); j++) {
                 if (arrToDep[j] < 0) {
                     Tx t = new Tx(out.size(), arrs.get(j));
-                    t.arr = arrs.get(j).ts + arrShift;
+                    t.arr = arrClock.applyAsLong(arrs.get(j).ts);
                     out.add(t);
                 }
             }

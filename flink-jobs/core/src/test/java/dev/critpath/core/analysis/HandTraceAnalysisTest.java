@@ -83,6 +83,31 @@ class HandTraceAnalysisTest {
     }
 
     @Test
+    void aDriftingSensorClockIsFollowedAcrossALongConnection() {
+        // a keep-alive connection over two minutes, the server sensor's clock 300 ppm fast: 36 ms by the end
+        HandTrace h = new HandTrace(20, 20).serverClockOffsetMs(2_000).serverClockDriftPpm(300);
+        double t = handshakeAndRequest(h, 20);
+        int exchanges = 24;
+        for (int i = 0; i < exchanges; i++) {
+            h.s(t + 10).data(1000);
+            double back = t + 10 + 20;
+            h.c(back + 5_000).data(100);
+            t = back + 5_000 + 20;
+        }
+        h.s(t + 10).data(1000).fin();
+        h.c(t + 30.1).fin();
+        h.s(t + 50.2);
+        ConnectionResult r = ANALYZER.analyze(h.bothSensors());
+        ConnectionProfile p = r.profile();
+        assertSumsToDuration(r, h.clientObservedDurationUs());
+        assertTrue(Math.abs(p.timing.clockDriftPpm() - 300) < 5, "drift estimated " + p.timing.clockDriftPpm() + " ppm");
+        long crossings = r.arcs().stream().filter(a -> a.kind() == PathArc.Kind.NETWORK).count();
+        assertEquals(crossings * 20_000, p.times.get(Category.PROPAGATION), crossings * 20, "propagation stays the configured 20 ms per crossing");
+        assertTrue(p.times.get(Category.QUEUING) < 1_000, "drift must not show up as queuing: " + p.times);
+        assertEquals((exchanges + 1) * 10_000, p.times.get(Category.SERVER), 200, "server think time per exchange stays 10 ms");
+    }
+
+    @Test
     void asymmetricPathKeepsRoundTripTotalsWithUnsynchronisedClocks() {
         // 10 ms out, 40 ms back: without synchronised clocks only the sum per round trip is knowable
         HandTrace h = smallTransfer(10, 40).serverClockOffsetMs(800);

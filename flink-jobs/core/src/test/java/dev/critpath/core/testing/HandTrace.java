@@ -27,6 +27,7 @@ public final class HandTrace {
     private final long owdC2sUs;
     private final long owdS2cUs;
     private long serverClockOffsetUs;
+    private double serverClockDriftPpm;
     private boolean sackPermitted;
     private final List<P> packets = new ArrayList<>();
     private long nextC = 0;
@@ -56,6 +57,12 @@ public final class HandTrace {
     /** Both SYNs offer SACK (off by default, as in the lab's Reno scenarios). */
     public HandTrace sackPermitted(boolean on) {
         sackPermitted = on;
+        return this;
+    }
+
+    /** The server sensor's clock gains this many µs per second on the client sensor's (NTP-disciplined clocks drift). */
+    public HandTrace serverClockDriftPpm(double ppm) {
+        serverClockDriftPpm = ppm;
         return this;
     }
 
@@ -285,13 +292,17 @@ public final class HandTrace {
         List<PacketEvent> out = new ArrayList<>();
         for (P p : packets) {
             if (!p.c2s && !p.missingAtSenderSensor) {
-                out.add(event(p, "server-side", SensorRole.SERVER, p.dep + serverClockOffsetUs));
+                out.add(event(p, "server-side", SensorRole.SERVER, serverClock(p.dep)));
             } else if (p.c2s && !p.lost && !p.missingAtReceiverSensor) {
-                out.add(event(p, "server-side", SensorRole.SERVER, p.arr() + serverClockOffsetUs));
+                out.add(event(p, "server-side", SensorRole.SERVER, serverClock(p.arr())));
             }
         }
         out.sort(Comparator.comparingLong(PacketEvent::tsUs));
         return out;
+    }
+
+    private long serverClock(long trueUs) {
+        return trueUs + serverClockOffsetUs + Math.round(trueUs * serverClockDriftPpm / 1e6);
     }
 
     public ConnectionTrace bothSensors() {
