@@ -46,7 +46,7 @@ def main():
             "Parquet under `WAREHOUSE/TABLE/dt=YYYY-MM-DD/hour=HH/part-*.parquet`, partitioned by the",
             "connection's start (UTC). Schemas: `tables/*.avsc`. Times are µs; `_us` columns of the categories",
             "add up to `duration_us` exactly."]
-    for table in ("profiles", "exchanges", "critical_path", "screening"):
+    for table in ("profiles", "exchanges", "critical_path", "screening", "dead_letters"):
         schema = json.load(open(os.path.join(HERE, "tables", table + ".avsc")))
         out += ["", f"### {table}", "", schema["doc"], "", "| column | type | meaning |", "|---|---|---|"]
         for f in schema["fields"]:

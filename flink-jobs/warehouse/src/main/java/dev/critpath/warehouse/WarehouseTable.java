@@ -14,7 +14,9 @@ public enum WarehouseTable {
     PROFILES("profiles", r -> List.of(r.profile().columns())),
     EXCHANGES("exchanges", r -> r.exchanges().stream().map(x -> x.columns()).toList()),
     CRITICAL_PATH("critical_path", ConnectionResult::arcColumns),
-    SCREENING("screening", r -> List.of(r.verdict().columns()));
+    SCREENING("screening", r -> List.of(r.verdict().columns())),
+    /** Filled by the streaming job with input it could not use; a connection gives it no rows. */
+    DEAD_LETTERS("dead_letters", r -> List.of());
 
     private final String tableName;
     private final Function<ConnectionResult, List<Map<String, Object>>> rows;

@@ -108,7 +108,7 @@ public final class Analyzer {
                 c2s.stats, s2c.stats,
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clockOffsetUs,
                         tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable, tl.clockDriftPpm),
-                quality(tl, views, bases, c2s, s2c),
+                quality(tl, views, bases, c2s, s2c, trace.eventsOverCap()),
                 PieBaseline.of(tl));
         ScreenVerdict verdict = screen.evaluate(profile);
         profile.boring = verdict.boring();
@@ -121,7 +121,7 @@ public final class Analyzer {
         return new ConnectionProfile("", "", "", 0, "", 0, null, null, "two_point", 0, 0, new CategoryTimes(),
                 new ConnectionProfile.PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
                 new ConnectionProfile.Timing(0, 0, 0, 0, 0, true, 0),
-                new ConnectionProfile.Quality(0, 0, 0, 0, 0, 0, false, false), new ConnectionProfile.Pie(0L, 0L, 0L)).columns();
+                new ConnectionProfile.Quality(0, 0, 0, 0, 0, 0, false, false, 0), new ConnectionProfile.Pie(0L, 0L, 0L)).columns();
     }
 
     /** Payload bytes in the union of sequence ranges seen in one direction (tcptrace's "unique bytes"). */
@@ -260,7 +260,8 @@ public final class Analyzer {
         return syn == Tx.NONE || synAck == Tx.NONE ? -1 : synAck - syn;
     }
 
-    private static ConnectionProfile.Quality quality(Timeline tl, List<SensorView> views, SensorView.SeqBases bases, SenderSim c2s, SenderSim s2c) {
+    private static ConnectionProfile.Quality quality(Timeline tl, List<SensorView> views, SensorView.SeqBases bases, SenderSim c2s, SenderSim s2c,
+            long eventsOverCap) {
         int dups = 0;
         int supers = 0;
         int reordered = 0;
@@ -271,7 +272,7 @@ public final class Analyzer {
         }
         boolean closed = tl.txs.stream().anyMatch(t -> t.has(TcpFlags.FIN) || t.has(TcpFlags.RST));
         return new ConnectionProfile.Quality(c2s.stats.outOfWindow + s2c.stats.outOfWindow, tl.captureGaps,
-                tl.lostBetweenSensorsC2s + tl.lostBetweenSensorsS2c, dups, supers, reordered, !bases.clientSynSeen, closed);
+                tl.lostBetweenSensorsC2s + tl.lostBetweenSensorsS2c, dups, supers, reordered, !bases.clientSynSeen, closed, eventsOverCap);
     }
 
     /** Request/response exchanges as the client saw them: a run of client data, then the server's. */

@@ -43,7 +43,7 @@ public final class ConnectionProfile {
 
     /** How much the engine had to repair or guess. */
     public record Quality(long outOfWindow, int captureGaps, int lostBetweenSensors, int duplicatesRemoved,
-                          int superSegments, int reorderedInCapture, boolean midStream, boolean closed) {
+                          int superSegments, int reorderedInCapture, boolean midStream, boolean closed, long eventsOverCap) {
     }
 
     /** The client/network/server pie of the two-capture method (paper 002); null parts cannot be computed. */
@@ -161,6 +161,7 @@ public final class ConnectionProfile {
         m.put("reordered_in_capture", quality.reorderedInCapture());
         m.put("mid_stream", quality.midStream());
         m.put("closed", quality.closed());
+        m.put("events_over_cap", quality.eventsOverCap());
         m.put("pie_client_us", pie.clientUs());
         m.put("pie_server_us", pie.serverUs());
         m.put("pie_network_us", pie.networkUs());

@@ -138,4 +138,23 @@ final class BuiltinRules {
             return RuleOutcome.fail(c, "one ACK released " + longest + " back-to-back packets (limit " + (minBurst - 1) + ")");
         }
     }
+
+    /** Every packet the sensors saw was analysed: none was cut by the streaming job's per-connection cap. */
+    static final class CompleteTrace implements ScreenRule {
+        @Override
+        public String name() {
+            return "complete_trace";
+        }
+
+        @Override
+        public RuleOutcome check(ConnectionProfile p) {
+            Map<String, Long> c = new LinkedHashMap<>();
+            c.put("events_over_cap", p.quality.eventsOverCap());
+            if (p.quality.eventsOverCap() == 0) {
+                return RuleOutcome.pass(c);
+            }
+            return RuleOutcome.fail(c, p.quality.eventsOverCap() + " packet events beyond the per-connection cap were counted but not analysed;"
+                    + " the profile covers the packets before the cap");
+        }
+    }
 }

@@ -22,7 +22,7 @@ import java.util.ServiceLoader;
  * Rules from ServiceLoader plugins are added unless "rules" leaves them out explicitly.
  */
 public final class Screen {
-    public static final List<String> DEFAULT_RULES = List.of("no_retransmission", "never_rwnd_limited", "no_timeout", "no_server_stall", "no_burst");
+    public static final List<String> DEFAULT_RULES = List.of("no_retransmission", "never_rwnd_limited", "no_timeout", "no_server_stall", "no_burst", "complete_trace");
     private final List<ScreenRule> rules;
 
     public Screen(List<ScreenRule> rules) {
@@ -47,6 +47,7 @@ public final class Screen {
                 case "never_rwnd_limited" -> rules.add(new BuiltinRules.NeverRwndLimited(ms(p, "never_rwnd_limited.tolerance_ms", 0)));
                 case "no_timeout" -> rules.add(new BuiltinRules.NoTimeout());
                 case "no_server_stall" -> rules.add(new BuiltinRules.NoServerStall(ms(p, "no_server_stall.threshold_ms", 50)));
+                case "complete_trace" -> rules.add(new BuiltinRules.CompleteTrace());
                 case "no_burst" -> rules.add(new BuiltinRules.NoBurst(Long.parseLong(p.getProperty("no_burst.min_packets", "10").trim())));
                 default -> { } // a plugin rule, added below
             }

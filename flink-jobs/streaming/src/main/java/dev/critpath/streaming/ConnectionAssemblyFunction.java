@@ -1,0 +1,193 @@
+package dev.critpath.streaming;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import dev.critpath.core.trace.SensorCapture;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Stage 1, keyed by flow (Community ID): buffers every sensor's packets of the flow until it has
+ * been quiet for the close grace (after FIN/RST) or the idle timeout, then hands each connection
+ * instance in it (reused port pairs are told apart by the assembler) to the per-path stage.
+ *
+ * <p>Time. Sensor clocks disagree by up to seconds, so a sensor running behind delivers events that
+ * are already older than the watermark. Quiet periods are therefore measured from max(event time,
+ * watermark) at arrival: a connection is finalised only after the watermark itself has moved on by
+ * the grace period since its last event from any sensor.
+ *
+ * <p>Floods. At most {@code maxEventsPerConnection} events are kept per flow; the rest are counted
+ * and the connection is flagged. Half-open flows (no answer, no payload) are not analysed: they
+ * become one dead letter each. State TTL is a safety net behind the event-time timers.
+ */
+final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, PacketEvent, FinishedConnection> {
+    static final OutputTag<DeadLetter> REJECTED = new OutputTag<>("connection-rejects", TypeInformation.of(DeadLetter.class));
+
+    private final StreamConfig cfg;
+    private transient ListState<PacketEvent> buffered;
+    private transient ValueState<FlowState> flow;
+    private transient Counter lateEvents;
+    private transient Counter cappedEvents;
+    private transient Counter halfOpen;
+    private transient Counter connections;
+
+    ConnectionAssemblyFunction(StreamConfig cfg) {
+        this.cfg = cfg;
+    }
+
+    /** Per-flow bookkeeping beside the buffer. */
+    public static final class FlowState {
+        public long lastActivityMs = Long.MIN_VALUE;
+        public long dueMs;
+        public long timerMs = Long.MIN_VALUE;
+        public boolean closing;
+        public int bufferedCount;
+        public long overCap;
+        /** After finalising: until when stragglers of the finished instance count as late. */
+        public long tombstoneUntilMs = Long.MIN_VALUE;
+        public long tombstoneClientIsn = -1;
+    }
+
+    @Override
+    public void open(OpenContext ctx) {
+        // processing-time TTL only guards against a key whose timer was somehow lost
+        StateTtlConfig ttl = StateTtlConfig.newBuilder(java.time.Duration.ofHours(24)).cleanupFullSnapshot().build();
+        ListStateDescriptor<PacketEvent> b = new ListStateDescriptor<>("buffered", TypeInformation.of(PacketEvent.class));
+        b.enableTimeToLive(ttl);
+        ValueStateDescriptor<FlowState> f = new ValueStateDescriptor<>("flow", TypeInformation.of(FlowState.class));
+        f.enableTimeToLive(ttl);
+        buffered = getRuntimeContext().getListState(b);
+        flow = getRuntimeContext().getState(f);
+        var metrics = getRuntimeContext().getMetricGroup().addGroup("critpath");
+        lateEvents = metrics.counter("late_events");
+        cappedEvents = metrics.counter("events_over_cap");
+        halfOpen = metrics.counter("half_open_connections");
+        connections = metrics.counter("connections_finalised");
+    }
+
+    @Override
+    public void processElement(PacketEvent e, Context ctx, Collector<FinishedConnection> out) throws Exception {
+        FlowState s = flow.value();
+        long wm = ctx.timerService().currentWatermark();
+        long tsMs = Math.floorDiv(e.tsUs(), 1000);
+        boolean freshSyn = e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK);
+        if (s == null) {
+            if (wm != Long.MIN_VALUE && tsMs < wm - cfg.allowedLateness().toMillis()) {
+                late(e, ctx, "no connection of this flow is held any more");
+                return;
+            }
+            s = new FlowState();
+        } else if (s.bufferedCount == 0 && s.tombstoneUntilMs != Long.MIN_VALUE) {
+            if (!(freshSyn && e.seq() != s.tombstoneClientIsn)) {
+                late(e, ctx, "its connection was already analysed");
+                return;
+            }
+            s.tombstoneUntilMs = Long.MIN_VALUE; // a new connection reuses the port pair
+        }
+        if (s.bufferedCount < cfg.maxEventsPerConnection()) {
+            buffered.add(e);
+            s.bufferedCount++;
+        } else {
+            s.overCap++;
+            cappedEvents.inc();
+        }
+        s.closing |= e.hasFlag(TcpFlags.FIN) || e.hasFlag(TcpFlags.RST);
+        s.lastActivityMs = Math.max(s.lastActivityMs, wm == Long.MIN_VALUE ? tsMs : Math.max(tsMs, wm));
+        s.dueMs = s.lastActivityMs + (s.closing ? cfg.closeGrace() : cfg.idleTimeout()).toMillis();
+        if (s.timerMs == Long.MIN_VALUE) {
+            s.timerMs = s.dueMs;
+            ctx.timerService().registerEventTimeTimer(s.timerMs);
+        }
+        flow.update(s);
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<FinishedConnection> out) throws Exception {
+        FlowState s = flow.value();
+        if (s == null) {
+            return;
+        }
+        if (s.bufferedCount == 0) { // the tombstone's own timer: forget the flow
+            flow.clear();
+            return;
+        }
+        if (s.dueMs > timestamp) { // more events came: one timer per flow, moved lazily
+            s.timerMs = s.dueMs;
+            ctx.timerService().registerEventTimeTimer(s.timerMs);
+            flow.update(s);
+            return;
+        }
+        ConnectionAssembler assembler = new ConnectionAssembler();
+        for (PacketEvent e : buffered.get()) {
+            assembler.add(e);
+        }
+        long lastIsn = -1;
+        for (ConnectionTrace t : assembler.connections()) {
+            lastIsn = clientIsn(t, lastIsn);
+            emit(t, s.overCap, ctx, out);
+        }
+        buffered.clear();
+        s.bufferedCount = 0;
+        s.overCap = 0;
+        s.closing = false;
+        s.tombstoneClientIsn = lastIsn;
+        s.tombstoneUntilMs = timestamp + cfg.allowedLateness().toMillis();
+        s.timerMs = s.tombstoneUntilMs;
+        ctx.timerService().registerEventTimeTimer(s.timerMs);
+        flow.update(s);
+    }
+
+    private void emit(ConnectionTrace t, long overCap, OnTimerContext ctx, Collector<FinishedConnection> out) {
+        List<PacketEvent> events = new ArrayList<>(t.packetCount());
+        boolean answered = false;
+        boolean payload = false;
+        for (SensorCapture c : t.captures()) {
+            for (PacketEvent e : c.packets()) {
+                events.add(e);
+                answered |= !e.isOrig();
+                payload |= e.len() > 0;
+            }
+        }
+        if (!answered && !payload) {
+            halfOpen.inc();
+            PacketEvent first = events.get(0);
+            ctx.output(REJECTED, new DeadLetter(first.tsUs(), "half_open_connection",
+                    events.size() + " packet(s) from " + t.clientAddr() + ":" + t.clientPort() + " to " + t.serverAddr() + ":" + t.serverPort()
+                            + ", no answer and no payload", first.sensor(), t.communityId(), null));
+            return;
+        }
+        connections.inc();
+        out.collect(new FinishedConnection(PathKey.of(t, cfg.clientPrefixV4(), cfg.clientPrefixV6()),
+                events.toArray(PacketEvent[]::new), overCap));
+    }
+
+    private void late(PacketEvent e, Context ctx, String why) {
+        lateEvents.inc();
+        ctx.output(REJECTED, new DeadLetter(e.tsUs(), "late_event", "arrived after the watermark passed it: " + why,
+                e.sensor(), e.communityId(), dev.critpath.core.event.PacketEventJson.toJson(e)));
+    }
+
+    private static long clientIsn(ConnectionTrace t, long fallback) {
+        for (SensorCapture c : t.captures()) {
+            for (PacketEvent e : c.packets()) {
+                if (e.isOrig() && e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK)) {
+                    return e.seq();
+                }
+            }
+        }
+        return fallback;
+    }
+}

@@ -1,0 +1,112 @@
+package dev.critpath.streaming;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.warehouse.WarehouseTable;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.java.tuple.Tuple2;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.streaming.api.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+/**
+ * The critpath streaming job: packet events from Kafka, one connection per flow key, analysis per
+ * network path, Parquet out. Every step is the core engine's; this class only wires them.
+ *
+ * <pre>
+ * Kafka --parse--> events --keyBy(flow)--> ConnectionAssemblyFunction --keyBy(path)--> PathAnalysisFunction
+ *   |                                          |                                          |-> profiles, exchanges,
+ *   +-> dead letters <-------------------------+------------------------------------------+   critical_path, screening
+ * </pre>
+ */
+public final class CritpathJob {
+    private final StreamConfig cfg;
+
+    public CritpathJob(StreamConfig cfg) {
+        if (!cfg.problems().isEmpty()) {
+            throw new IllegalArgumentException(String.join("; ", cfg.problems()));
+        }
+        this.cfg = cfg;
+    }
+
+    /** Flink settings the job needs (checkpoints, state backend, restarts), for the environment it runs in. */
+    public Configuration flinkConfiguration() {
+        Configuration c = new Configuration();
+        c.set(StateBackendOptions.STATE_BACKEND, cfg.stateBackend());
+        if (cfg.checkpointDir() != null) {
+            c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, cfg.checkpointDir());
+        }
+        c.setString("restart-strategy.type", "fixed-delay");
+        c.setString("restart-strategy.fixed-delay.attempts", "10");
+        c.setString("restart-strategy.fixed-delay.delay", "2 s");
+        return c;
+    }
+
+    /** Builds the pipeline into the environment; the caller executes it. */
+    public void build(StreamExecutionEnvironment env) {
+        env.enableCheckpointing(cfg.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+        if (cfg.parallelism() > 0) {
+            env.setParallelism(cfg.parallelism());
+        }
+        KafkaSource<Incoming> source = kafkaSource();
+        // dead letters carry no event time: they must not move the watermark
+        WatermarkStrategy<Incoming> time = WatermarkStrategy.<Incoming>forBoundedOutOfOrderness(cfg.outOfOrderness())
+                .withTimestampAssigner((in, kafkaTs) -> in.event != null ? Math.floorDiv(in.event.tsUs(), 1000) : Long.MIN_VALUE)
+                .withIdleness(cfg.idleness())
+                .withWatermarkAlignment("critpath-sensors", cfg.alignmentMaxDrift(), Duration.ofSeconds(1));
+
+        SingleOutputStreamOperator<PacketEvent> events = env.fromSource(source, time, "packet events (Kafka)").uid("kafka-source")
+                .process(new SplitDeadLetters()).name("parse and validate").uid("split-dead-letters");
+
+        SingleOutputStreamOperator<FinishedConnection> connections = events
+                .keyBy(PacketEvent::communityId)
+                .process(new ConnectionAssemblyFunction(cfg)).name("assemble connections (keyed by flow)").uid("assemble-connections");
+
+        SingleOutputStreamOperator<Tuple2<String, GenericRecord>> profiles = connections
+                .keyBy(c -> c.pathKey)
+                .process(new PathAnalysisFunction()).returns(WarehouseSink.rowType(WarehouseTable.PROFILES.schema()))
+                .name("critical path analysis (keyed by path)").uid("path-analysis");
+
+        sink(profiles, WarehouseTable.PROFILES);
+        for (Map.Entry<WarehouseTable, org.apache.flink.util.OutputTag<Tuple2<String, GenericRecord>>> side : PathAnalysisFunction.SIDE_TABLES.entrySet()) {
+            sink(profiles.getSideOutput(side.getValue()), side.getKey());
+        }
+        DataStream<DeadLetter> dead = events.getSideOutput(SplitDeadLetters.DEAD)
+                .union(connections.getSideOutput(ConnectionAssemblyFunction.REJECTED), profiles.getSideOutput(PathAnalysisFunction.FAILED));
+        sink(dead.map(new DeadLetterRows()).returns(WarehouseSink.rowType(WarehouseTable.DEAD_LETTERS.schema())).name("dead letter rows").uid("dead-letter-rows"),
+                WarehouseTable.DEAD_LETTERS);
+    }
+
+    /** Builds and runs the job in the given environment until it ends (bounded) or is cancelled. */
+    public JobExecutionResult run(StreamExecutionEnvironment env) throws Exception {
+        build(env);
+        return env.execute("critpath");
+    }
+
+    private KafkaSource<Incoming> kafkaSource() {
+        var b = KafkaSource.<Incoming>builder()
+                .setBootstrapServers(cfg.bootstrapServers())
+                .setTopics(cfg.topics())
+                .setGroupId(cfg.groupId())
+                .setStartingOffsets(OffsetsInitializer.committedOffsets(org.apache.kafka.clients.consumer.OffsetResetStrategy.EARLIEST))
+                .setDeserializer(new PacketEventDeserializer(cfg.maxFutureSkew().toNanos() / 1000));
+        if (cfg.bounded()) {
+            b.setBounded(OffsetsInitializer.latest());
+        }
+        return b.build();
+    }
+
+    private void sink(DataStream<Tuple2<String, GenericRecord>> rows, WarehouseTable table) {
+        rows.sinkTo(WarehouseSink.forTable(cfg.warehouse(), table.tableName(), table.schema()))
+                .name("parquet: " + table.tableName()).uid("sink-" + table.tableName());
+    }
+}

@@ -1,0 +1,17 @@
+package dev.critpath.streaming;
+
+/**
+ * Input the job could not use, with the reason: a row of the `dead_letters` table.
+ *
+ * @param tsUs   when: the Kafka record's timestamp, or the event's own for late events
+ * @param reason a stable key (the parser's error code, late_event, half_open_connection, ...)
+ * @param source where it came from: topic-partition@offset, or the connection's id
+ * @param raw    the offending input, cut to {@link #MAX_RAW} characters
+ */
+public record DeadLetter(long tsUs, String reason, String detail, String sensor, String source, String raw) {
+    public static final int MAX_RAW = 4096;
+
+    public static String cut(String raw) {
+        return raw == null || raw.length() <= MAX_RAW ? raw : raw.substring(0, MAX_RAW);
+    }
+}

@@ -1,0 +1,56 @@
+package dev.critpath.streaming;
+
+import dev.critpath.core.event.InvalidEventException;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
+import java.nio.charset.StandardCharsets;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Parses each Kafka record as a packet event (schemas/packet-event.schema.json). Anything else
+ * becomes a dead letter here, before watermarks are taken, so that no bad record can move time.
+ */
+final class PacketEventDeserializer implements KafkaRecordDeserializationSchema<Incoming> {
+    private final long maxFutureSkewUs;
+    private transient PacketEventJson parser;
+
+    PacketEventDeserializer(long maxFutureSkewUs) {
+        this.maxFutureSkewUs = maxFutureSkewUs;
+    }
+
+    @Override
+    public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<Incoming> out) {
+        if (parser == null) {
+            parser = PacketEventJson.standard();
+        }
+        String source = record.topic() + "-" + record.partition() + "@" + record.offset();
+        long kafkaTsUs = record.timestamp() * 1000;
+        byte[] value = record.value();
+        if (value == null || value.length == 0) {
+            out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, "empty_record", "a record without a value", null, source, null)));
+            return;
+        }
+        try {
+            PacketEvent e = parser.parse(value);
+            long nowUs = System.currentTimeMillis() * 1000;
+            if (e.tsUs() > nowUs + maxFutureSkewUs) {
+                out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, "ts_in_future",
+                        "ts_us " + e.tsUs() + " is more than " + maxFutureSkewUs / 1_000_000 + " s ahead of the wall clock",
+                        e.sensor(), source, DeadLetter.cut(new String(value, StandardCharsets.UTF_8)))));
+                return;
+            }
+            out.collect(Incoming.of(e));
+        } catch (InvalidEventException ex) {
+            out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, ex.error().name().toLowerCase(java.util.Locale.ROOT), ex.getMessage(),
+                    null, source, DeadLetter.cut(new String(value, StandardCharsets.UTF_8)))));
+        }
+    }
+
+    @Override
+    public TypeInformation<Incoming> getProducedType() {
+        return TypeInformation.of(Incoming.class);
+    }
+}

@@ -1,0 +1,101 @@
+package dev.critpath.streaming;
+
+import dev.critpath.core.event.CommunityId;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.pcap.PcapFormatException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.LongConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RoundRobinPartitioner;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Publishes captures to Kafka as the Zeek sensors would: one JSON packet event per packet and
+ * sensor, no record key (zeek-kafka sets none), each record on the next partition, and the
+ * sensors' packets merged in the order of their own timestamps.
+ */
+public final class Replay {
+    private Replay() {
+    }
+
+    /** One capture file and the sensor it stands for. */
+    public record Capture(Path file, String sensor, SensorRole role) {
+    }
+
+    /** All captures' packet events merged by timestamp (each sensor's own clock, as recorded). */
+    public static List<PacketEvent> events(List<Capture> captures) throws IOException, PcapFormatException {
+        List<PacketEvent> all = new ArrayList<>();
+        for (Capture c : captures) {
+            all.addAll(PcapEvents.readAll(c.file(), c.sensor(), c.role()));
+        }
+        all.sort(Comparator.comparingLong(PacketEvent::tsUs)); // stable: a sensor's own order survives ties
+        return all;
+    }
+
+    /**
+     * Gives each connection a client network of its own (10.N.M.2, Community ID recomputed). The
+     * trace lab sets delays per connection, so its connections are different paths in truth; on
+     * one address they would look like one path whose delay keeps changing.
+     */
+    public static List<PacketEvent> onePathPerConnection(List<PacketEvent> events) {
+        Map<String, String> clientOf = new HashMap<>();
+        List<PacketEvent> out = new ArrayList<>(events.size());
+        for (PacketEvent e : events) {
+            String flow = e.origH() + " " + e.origP() + " " + e.respH() + " " + e.respP();
+            String client = clientOf.computeIfAbsent(flow, f -> {
+                int n = clientOf.size();
+                return "10." + (100 + n / 256) + "." + (n % 256) + ".2";
+            });
+            out.add(new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs(), CommunityId.tcpV1(client, e.origP(), e.respH(), e.respP(), 0),
+                    client, e.origP(), e.respH(), e.respP(), e.isOrig(), e.flags(), e.seq(), e.ack(), e.len(), e.win(), e.wscale(), e.mss(),
+                    e.sackOk(), e.sack(), e.tsval(), e.tsecr(), e.ipId(), e.ttl()));
+        }
+        return out;
+    }
+
+    public static List<byte[]> json(List<PacketEvent> events) {
+        List<byte[]> out = new ArrayList<>(events.size());
+        for (PacketEvent e : events) {
+            out.add(PacketEventJson.toJson(e).getBytes(StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+
+    /**
+     * Sends the records in order and waits until the broker has them all.
+     *
+     * @param progress told the number sent so far, every 10,000 records and at the end
+     */
+    public static void publish(String bootstrapServers, String topic, List<byte[]> values, LongConsumer progress) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+        p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RoundRobinPartitioner.class.getName());
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+            long sent = 0;
+            for (byte[] v : values) {
+                producer.send(new ProducerRecord<>(topic, null, v));
+                if (++sent % 10_000 == 0) {
+                    progress.accept(sent);
+                }
+            }
+            producer.flush();
+            progress.accept(sent);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.critpath.streaming;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Everything the streaming job can be told. Defaults suit the embedded mode; the `critpath stream`
+ * command documents each option.
+ *
+ * @param bounded          read the topics up to the offsets at start, then finish (replays, tests)
+ * @param outOfOrderness   how far events may arrive out of timestamp order within a partition
+ * @param allowedLateness  events this much older than the watermark, for a connection no longer
+ *                         held, are late; must exceed the sensors' clock offsets
+ * @param closeGrace       quiet time after FIN/RST before a connection is analysed
+ * @param idleTimeout      quiet time after which an open connection is analysed as it stands
+ * @param maxEventsPerConnection events buffered per flow; beyond it they are counted, not kept
+ * @param maxFutureSkew    events stamped this far ahead of the wall clock are dead letters (a
+ *                         sensor clock years off would otherwise push the watermark past everyone)
+ */
+public record StreamConfig(
+        String bootstrapServers,
+        List<String> topics,
+        String groupId,
+        String warehouse,
+        boolean bounded,
+        Duration outOfOrderness,
+        Duration idleness,
+        Duration alignmentMaxDrift,
+        Duration allowedLateness,
+        Duration closeGrace,
+        Duration idleTimeout,
+        int maxEventsPerConnection,
+        Duration maxFutureSkew,
+        int clientPrefixV4,
+        int clientPrefixV6,
+        Duration checkpointInterval,
+        String checkpointDir,
+        String stateBackend,
+        int parallelism) implements Serializable {
+
+    public static final List<String> DEFAULT_TOPICS = List.of("critpath-packets");
+
+    public static StreamConfig defaults(String bootstrapServers, String warehouse) {
+        return new StreamConfig(bootstrapServers, DEFAULT_TOPICS, "critpath", warehouse, false,
+                Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(60),
+                Duration.ofSeconds(5), Duration.ofSeconds(120), 200_000, Duration.ofHours(1), 24, 48,
+                Duration.ofSeconds(10), null, "hashmap", 1);
+    }
+
+    public StreamConfig withBounded(boolean b) {
+        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, b, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                checkpointInterval, checkpointDir, stateBackend, parallelism);
+    }
+
+    public StreamConfig withCheckpointing(Duration interval, String dir) {
+        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                interval, dir, stateBackend, parallelism);
+    }
+
+    public StreamConfig withMaxEventsPerConnection(int max) {
+        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, max, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                checkpointInterval, checkpointDir, stateBackend, parallelism);
+    }
+
+    /** Configuration mistakes as one readable sentence each; empty when fine. */
+    public List<String> problems() {
+        List<String> p = new java.util.ArrayList<>();
+        if (bootstrapServers == null || bootstrapServers.isBlank()) {
+            p.add("no Kafka bootstrap servers given");
+        }
+        if (topics.isEmpty()) {
+            p.add("no topic given");
+        }
+        if (warehouse == null || warehouse.isBlank()) {
+            p.add("no warehouse given");
+        }
+        if (clientPrefixV4 < 0 || clientPrefixV4 > 32 || clientPrefixV6 < 0 || clientPrefixV6 > 128) {
+            p.add("client network prefixes must be 0..32 (IPv4) and 0..128 (IPv6)");
+        }
+        if (maxEventsPerConnection < 10) {
+            p.add("the per-connection cap must be at least 10 events");
+        }
+        if (!stateBackend.equals("hashmap") && !stateBackend.equals("rocksdb")) {
+            p.add("state backend must be hashmap or rocksdb, not " + stateBackend);
+        }
+        if (allowedLateness.compareTo(outOfOrderness) < 0) {
+            p.add("allowed lateness must be at least the out-of-orderness bound");
+        }
+        return p;
+    }
+}

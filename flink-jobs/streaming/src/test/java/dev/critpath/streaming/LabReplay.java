@@ -1,0 +1,117 @@
+package dev.critpath.streaming;
+
+import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.testing.Repo;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import dev.critpath.warehouse.AvroRows;
+import dev.critpath.warehouse.WarehouseReader;
+import dev.critpath.warehouse.WarehouseTable;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
+
+/** The trace lab's two-point fixtures as sensor event streams, and what the core engine says of them directly. */
+final class LabReplay {
+    private LabReplay() {
+    }
+
+    static List<Path> scenarios(String... names) throws IOException {
+        if (names.length > 0) {
+            return Stream.of(names).map(n -> Repo.testdata("lab/" + n)).toList();
+        }
+        try (Stream<Path> s = Files.list(Repo.testdata("lab"))) {
+            return s.filter(d -> Files.exists(d.resolve("client.pcap"))).sorted().toList();
+        }
+    }
+
+    /** Both sensors' events of these scenarios, merged by timestamp, one client network per connection. */
+    static List<PacketEvent> events(List<Path> scenarios) throws Exception {
+        List<Replay.Capture> caps = new ArrayList<>();
+        for (Path d : scenarios) {
+            caps.add(new Replay.Capture(d.resolve("client.pcap"), "lab-client", SensorRole.CLIENT));
+            caps.add(new Replay.Capture(d.resolve("server.pcap"), "lab-server", SensorRole.SERVER));
+        }
+        return Replay.onePathPerConnection(Replay.events(caps));
+    }
+
+    /** The events with each moved up to {@code maxUs} later in the stream (seeded): arrival out of order. */
+    static List<PacketEvent> disordered(List<PacketEvent> events, long maxUs, long seed) {
+        Random rnd = new Random(seed);
+        List<long[]> keyed = new ArrayList<>();
+        for (int i = 0; i < events.size(); i++) {
+            keyed.add(new long[] {events.get(i).tsUs() + (long) (rnd.nextDouble() * maxUs), i});
+        }
+        keyed.sort((a, b) -> Long.compare(a[0], b[0]));
+        return keyed.stream().map(k -> events.get((int) k[1])).toList();
+    }
+
+    /** The core engine's rows for the same events, per table, keyed by connection and row order. */
+    static Map<WarehouseTable, Map<String, List<String>>> expectedRows(List<PacketEvent> events) {
+        ConnectionAssembler as = new ConnectionAssembler();
+        events.forEach(as::add);
+        Analyzer analyzer = Analyzer.defaults();
+        Map<WarehouseTable, Map<String, List<String>>> out = new java.util.EnumMap<>(WarehouseTable.class);
+        for (ConnectionTrace t : as.connections()) {
+            ConnectionResult r = analyzer.analyze(t);
+            for (WarehouseTable table : WarehouseTable.values()) {
+                for (Map<String, Object> row : table.rows(r)) {
+                    GenericRecord g = AvroRows.toRecord(table.schema(), row);
+                    out.computeIfAbsent(table, k -> new TreeMap<>()).put(rowKey(table, g), normalised(g));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** What the warehouse holds, in the same shape. Fails on a row seen twice: exactly once. */
+    static Map<WarehouseTable, Map<String, List<String>>> warehouseRows(Path warehouse) throws IOException {
+        Map<WarehouseTable, Map<String, List<String>>> out = new java.util.EnumMap<>(WarehouseTable.class);
+        for (WarehouseTable table : WarehouseTable.values()) {
+            if (table == WarehouseTable.DEAD_LETTERS) {
+                continue;
+            }
+            for (GenericRecord g : WarehouseReader.read(warehouse, table)) {
+                String key = rowKey(table, g);
+                if (out.computeIfAbsent(table, k -> new TreeMap<>()).put(key, normalised(g)) != null) {
+                    throw new AssertionError(table.tableName() + " holds row " + key + " twice");
+                }
+            }
+        }
+        return out;
+    }
+
+    private static String rowKey(WarehouseTable table, GenericRecord g) {
+        return switch (table) {
+            case EXCHANGES -> g.get("conn_uid") + "#" + g.get("exchange_index");
+            case CRITICAL_PATH -> g.get("conn_uid") + "#" + g.get("arc_index");
+            default -> String.valueOf(g.get("conn_uid"));
+        };
+    }
+
+    /** Field values as text, maps sorted: Avro's Utf8 and Java strings compare equal this way. */
+    static List<String> normalised(GenericRecord r) {
+        List<String> out = new ArrayList<>();
+        for (Schema.Field f : r.getSchema().getFields()) {
+            Object v = r.get(f.pos());
+            if (v instanceof Map<?, ?> m) {
+                TreeMap<String, String> sorted = new TreeMap<>();
+                m.forEach((k, x) -> sorted.put(k.toString(), String.valueOf(x)));
+                v = sorted;
+            }
+            out.add(f.name() + "=" + v);
+        }
+        return out;
+    }
+}
