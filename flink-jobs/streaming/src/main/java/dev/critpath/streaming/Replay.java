@@ -61,7 +61,7 @@ public final class Replay {
             });
             out.add(new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs(), CommunityId.tcpV1(client, e.origP(), e.respH(), e.respP(), 0),
                     client, e.origP(), e.respH(), e.respP(), e.isOrig(), e.flags(), e.seq(), e.ack(), e.len(), e.win(), e.wscale(), e.mss(),
-                    e.sackOk(), e.sack(), e.tsval(), e.tsecr(), e.ipId(), e.ttl()));
+                    e.sackOk(), e.sack(), e.tsval(), e.tsecr(), e.ipId(), e.ttl(), e.captureIndex()));
         }
         return out;
     }

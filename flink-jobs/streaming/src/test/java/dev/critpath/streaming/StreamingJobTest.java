@@ -53,16 +53,15 @@ class StreamingJobTest {
     }
 
     /**
-     * Capture order within one microsecond does not survive keyless partitions (the events carry no
-     * capture sequence yet), so this comparison replays in capture order on one partition; the
-     * sensors' streams still interleave by their own clocks (+1.5 s offsets included).
+     * Three keyless partitions read by two parallel readers, and up to 500 ms of extra reordering;
+     * the fixtures include three scenarios whose server sensor runs 1.5 s ahead.
      */
     @Test
-    void everyFixtureReplayedGivesTheCoreEnginesRows() throws Exception {
+    void everyFixtureReplayedOutOfOrderGivesTheCoreEnginesRows() throws Exception {
         List<PacketEvent> events = LabReplay.events(LabReplay.scenarios());
         String topic = "all-fixtures";
-        kafka.createTopic(topic, 1);
-        Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events), n -> { });
+        kafka.createTopic(topic, 3);
+        Replay.publish(kafka.bootstrapServers(), topic, Replay.json(LabReplay.disordered(events, 500_000, 7)), n -> { });
         Path warehouse = tmp.resolve("wh-all");
         run(boundedJob(topic, warehouse));
 

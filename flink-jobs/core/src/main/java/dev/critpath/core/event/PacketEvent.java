@@ -8,6 +8,9 @@ import java.util.Objects;
  * Optional numeric fields hold {@link #ABSENT} when the packet does not carry them.
  *
  * @param sack SACK blocks flattened [left1, right1, ...] (absolute), or null
+ * @param captureIndex the sensor's running count of captured packets, or {@link #ABSENT}: orders
+ *                     packets of one microsecond as captured, since transport (keyless Kafka
+ *                     partitions) does not keep their order
  */
 public record PacketEvent(
         String sensor,
@@ -31,10 +34,15 @@ public record PacketEvent(
         long tsval,
         long tsecr,
         int ipId,
-        int ttl) {
+        int ttl,
+        long captureIndex) {
 
     /** Marks an optional numeric field the packet does not carry. */
     public static final int ABSENT = -1;
+
+    /** A sensor's packets in the order it captured them: by timestamp, ties by capture index where known. */
+    public static final java.util.Comparator<PacketEvent> CAPTURE_ORDER =
+            java.util.Comparator.comparingLong(PacketEvent::tsUs).thenComparingLong(PacketEvent::captureIndex);
 
     public boolean hasFlag(int bit) {
         return (flags & bit) != 0;
@@ -43,13 +51,13 @@ public record PacketEvent(
     /** A copy with another sensor name and role, for replaying one capture as a named sensor. */
     public PacketEvent withSensor(String newSensor, SensorRole newRole) {
         return new PacketEvent(newSensor, newRole, tsUs, communityId, origH, origP, respH, respP, isOrig, flags,
-                seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl);
+                seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
     }
 
     /** A copy shifted in time, e.g. to imitate a sensor clock offset. */
     public PacketEvent withTsUs(long newTsUs) {
         return new PacketEvent(sensor, sensorRole, newTsUs, communityId, origH, origP, respH, respP, isOrig, flags,
-                seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl);
+                seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
     }
 
     @Override
@@ -62,7 +70,7 @@ public record PacketEvent(
         }
         return tsUs == e.tsUs && origP == e.origP && respP == e.respP && isOrig == e.isOrig && flags == e.flags
                 && seq == e.seq && ack == e.ack && len == e.len && win == e.win && wscale == e.wscale
-                && mss == e.mss && tsval == e.tsval && tsecr == e.tsecr && ipId == e.ipId && ttl == e.ttl
+                && mss == e.mss && tsval == e.tsval && tsecr == e.tsecr && ipId == e.ipId && ttl == e.ttl && captureIndex == e.captureIndex
                 && Objects.equals(sensor, e.sensor) && sensorRole == e.sensorRole
                 && Objects.equals(communityId, e.communityId) && Objects.equals(origH, e.origH)
                 && Objects.equals(respH, e.respH) && Objects.equals(sackOk, e.sackOk) && Arrays.equals(sack, e.sack);

@@ -109,6 +109,7 @@ public final class PacketEventJson {
             case "tsecr" -> f.tsecr = integer(p, name, 0, U32_MAX);
             case "ip_id" -> f.ipId = (int) integer(p, name, 0, 65535);
             case "ttl" -> f.ttl = (int) integer(p, name, 0, 255);
+            case "capture_index" -> f.captureIndex = integer(p, name, 0, Long.MAX_VALUE);
             default -> p.skipChildren(); // unknown fields (e.g. Zeek's _path) are allowed
         }
     }
@@ -205,6 +206,7 @@ public final class PacketEventJson {
         long tsecr = PacketEvent.ABSENT;
         int ipId = PacketEvent.ABSENT;
         int ttl = -1;
+        long captureIndex = PacketEvent.ABSENT;
 
         PacketEvent build(int seed) throws InvalidEventException {
             require(sensor != null, "sensor");
@@ -234,7 +236,7 @@ public final class PacketEventJson {
                 }
             }
             return new PacketEvent(sensor, role, tsUs, communityId, origH, origP, respH, respP, isOrig, flags,
-                    seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl);
+                    seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
         }
 
         private static void require(boolean present, String field) throws InvalidEventException {
@@ -296,6 +298,7 @@ public final class PacketEventJson {
         optional(g, "tsecr", e.tsecr());
         optional(g, "ip_id", e.ipId());
         g.writeNumberField("ttl", e.ttl());
+        optional(g, "capture_index", e.captureIndex());
         g.writeEndObject();
     }
 

@@ -26,6 +26,8 @@ public final class PcapEvents {
     private final Map<FlowKey, Flow> flows = new HashMap<>();
     private final FlowKey probe = new FlowKey();
     private Flow lastFlow;
+    /** Events made so far: the capture index of the next one. */
+    private long captured;
 
     public PcapEvents(String sensor, SensorRole role, int communityIdSeed) {
         this.sensor = sensor;
@@ -66,7 +68,7 @@ public final class PcapEvents {
                 f.origIsA ? f.bText : f.aText, f.origIsA ? f.bPort : f.aPort,
                 isOrig, p.flags, p.seq, p.ack, p.payloadLen, p.win,
                 p.wscale, p.mss, p.sackOk ? Boolean.TRUE : null, sack,
-                p.tsval, p.tsecr, p.ipId, p.ttl);
+                p.tsval, p.tsecr, p.ipId, p.ttl, captured++);
     }
 
     private Flow flowOf(RawPacket p) {

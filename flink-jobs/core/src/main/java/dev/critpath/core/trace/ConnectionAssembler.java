@@ -4,7 +4,6 @@ import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,7 +44,7 @@ public final class ConnectionAssembler {
             List<List<Instance>> perSensor = new ArrayList<>();
             for (Map.Entry<String, List<PacketEvent>> s : flow.getValue().entrySet()) {
                 List<PacketEvent> pkts = new ArrayList<>(s.getValue());
-                pkts.sort(Comparator.comparingLong(PacketEvent::tsUs));
+                pkts.sort(PacketEvent.CAPTURE_ORDER);
                 perSensor.add(split(s.getKey(), pkts));
             }
             out.addAll(pair(flow.getKey(), perSensor));

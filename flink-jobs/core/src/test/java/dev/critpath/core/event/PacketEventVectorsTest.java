@@ -162,7 +162,8 @@ class PacketEventVectorsTest {
                 r.get("resp_h").toString(), (Integer) r.get("resp_p"), (Boolean) r.get("is_orig"), (Integer) r.get("flags"),
                 (Long) r.get("seq"), (Long) r.get("ack"), (Integer) r.get("len"), (Integer) r.get("win"),
                 optInt(r.get("wscale")), optInt(r.get("mss")), (Boolean) r.get("sack_ok"), blocks,
-                optLong(r.get("tsval")), optLong(r.get("tsecr")), optInt(r.get("ip_id")), (Integer) r.get("ttl"));
+                optLong(r.get("tsval")), optLong(r.get("tsecr")), optInt(r.get("ip_id")), (Integer) r.get("ttl"),
+                optLong(r.get("capture_index")));
     }
 
     private static int optInt(Object o) {

@@ -247,7 +247,7 @@ public final class HandTrace {
         String cid = CommunityId.tcpV1(CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, 0);
         return new PacketEvent(sensor, role, t0 + ts, cid, CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, p.c2s, p.flags, seq, ack,
                 p.len, p.win, p.options ? 7 : -1, p.options ? 1460 : -1, p.options && sackPermitted ? Boolean.TRUE : null, sack,
-                -1, -1, p.ipId, 64);
+                -1, -1, p.ipId, 64, PacketEvent.ABSENT);
     }
 
     /** Pure ACKs carry the next sequence number their sender would use at that time. */

@@ -59,7 +59,7 @@ class ConnectionAssemblerTest {
         PacketEvent synAck = events.stream().filter(e -> e.hasFlag(TcpFlags.SYN) && e.hasFlag(TcpFlags.ACK)).findFirst().orElseThrow();
         events.add(new PacketEvent(synAck.sensor(), synAck.sensorRole(), synAck.tsUs() + 2, synAck.communityId(), synAck.origH(),
                 synAck.origP(), synAck.respH(), synAck.respP(), false, synAck.flags(), 123_456_789L, synAck.ack(), 0, synAck.win(),
-                synAck.wscale(), synAck.mss(), synAck.sackOk(), null, -1, -1, synAck.ipId() + 1, synAck.ttl()));
+                synAck.wscale(), synAck.mss(), synAck.sackOk(), null, -1, -1, synAck.ipId() + 1, synAck.ttl(), PacketEvent.ABSENT));
         List<ConnectionTrace> conns = assemble(events);
         assertEquals(1, conns.size());
         ConnectionResult r = Analyzer.defaults().analyze(conns.get(0));
