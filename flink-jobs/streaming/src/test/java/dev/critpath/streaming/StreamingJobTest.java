@@ -4,54 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.core.testing.Repo;
-import dev.critpath.streaming.kafka.LocalKafka;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The job end to end on a real Kafka broker and a Flink MiniCluster: every lab fixture replayed as
  * the two sensors' events, read back from Parquet, must equal the core engine's own analysis of
  * the same events, table by table, row by row.
  */
-class StreamingJobTest {
-    @TempDir
-    static Path tmp;
-    static LocalKafka kafka;
-
-    @BeforeAll
-    static void broker() throws Exception {
-        kafka = LocalKafka.start(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (kafka != null) {
-            kafka.close();
-        }
-    }
-
-    static StreamConfig boundedJob(String topic, Path warehouse) {
-        StreamConfig d = StreamConfig.defaults(kafka.bootstrapServers(), warehouse.toString());
-        return new StreamConfig(d.bootstrapServers(), List.of(topic), "test-" + topic, d.warehouse(), true, d.outOfOrderness(), d.idleness(),
-                d.alignmentMaxDrift(), d.allowedLateness(), d.closeGrace(), d.idleTimeout(), d.maxEventsPerConnection(), d.maxFutureSkew(),
-                d.clientPrefixV4(), d.clientPrefixV6(), Duration.ofSeconds(1), null, "hashmap", 2);
-    }
-
-    static void run(StreamConfig cfg) throws Exception {
-        CritpathJob job = new CritpathJob(cfg);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(cfg.parallelism(), job.flinkConfiguration());
-        job.run(env);
-    }
-
+class StreamingJobTest extends JobTestBase {
     /**
      * Three keyless partitions read by two parallel readers, and up to 500 ms of extra reordering;
      * the fixtures include three scenarios whose server sensor runs 1.5 s ahead.

@@ -1,0 +1,114 @@
+package dev.critpath.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.event.CommunityId;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import dev.critpath.warehouse.WarehouseReader;
+import dev.critpath.warehouse.WarehouseTable;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.avro.generic.GenericRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A topic mixing good sensor events with garbage, truncated JSON, absurd values and a SYN flood:
+ * the job finishes, every good connection is profiled exactly as the core engine profiles it, and
+ * every bad input is a dead letter with its reason. 
+ */
+class BadInputTest extends JobTestBase {
+    private static final int FLOOD = 3000;
+
+    @Test
+    void garbageAndAFloodCostDeadLettersNeverGoodConnections() throws Exception {
+        List<PacketEvent> good = LabReplay.events(LabReplay.scenarios("fast-retransmit", "keepalive-3", "clock-offset"));
+        long t0 = good.get(0).tsUs();
+        List<byte[]> records = new ArrayList<>(Replay.json(good));
+        Random rnd = new Random(11);
+        List<byte[]> bad = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            byte[] junk = new byte[1 + rnd.nextInt(300)];
+            rnd.nextBytes(junk);
+            junk[0] = '#'; // never valid JSON, whatever the rest is
+            bad.add(junk);
+        }
+        String valid = new String(records.get(100), StandardCharsets.UTF_8);
+        for (int i = 0; i < 25; i++) {
+            bad.add(valid.substring(0, 1 + rnd.nextInt(valid.length() - 2)).getBytes(StandardCharsets.UTF_8)); // truncated
+        }
+        bad.add(valid.replaceFirst("\"resp_p\":\\d+", "\"resp_p\":70000").getBytes(StandardCharsets.UTF_8));
+        bad.add(valid.replaceFirst("\"len\":\\d+", "\"len\":-5").getBytes(StandardCharsets.UTF_8));
+        bad.add(valid.replaceFirst("\"ts_us\":\\d+", "\"ts_us\":4000000000000000").getBytes(StandardCharsets.UTF_8)); // 2096
+        bad.add(new byte[0]);
+        for (int i = 0; i < bad.size(); i++) {
+            records.add(rnd.nextInt(records.size()), bad.get(i));
+        }
+        List<PacketEvent> flood = synFlood(t0, FLOOD, rnd);
+        List<byte[]> floodJson = Replay.json(flood);
+        for (int i = 0; i < floodJson.size(); i++) {
+            records.add(Math.min(records.size(), 50 + i * 3), floodJson.get(i)); // spread over the good traffic
+        }
+
+        String topic = "bad-input";
+        kafka.createTopic(topic, 2);
+        Replay.publish(kafka.bootstrapServers(), topic, records, n -> { });
+        Path warehouse = tmp.resolve("wh-bad");
+        run(boundedJob(topic, warehouse));
+
+        var expected = LabReplay.expectedRows(good);
+        var got = LabReplay.warehouseRows(warehouse);
+        for (WarehouseTable t : List.of(WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.SCREENING)) {
+            assertEquals(expected.get(t), got.get(t), t.tableName() + ": every good connection, as the core engine has it");
+        }
+        Map<String, Integer> reasons = new TreeMap<>();
+        for (GenericRecord d : WarehouseReader.read(warehouse, WarehouseTable.DEAD_LETTERS)) {
+            reasons.merge(d.get("reason").toString(), 1, Integer::sum);
+            assertTrue(d.get("detail") != null && !d.get("detail").toString().isBlank(), "every dead letter says why: " + d);
+        }
+        assertEquals(65, reasons.getOrDefault("malformed_json", 0), "junk and truncated records: " + reasons);
+        assertEquals(2, reasons.getOrDefault("out_of_range", 0), reasons.toString());
+        assertEquals(1, reasons.getOrDefault("ts_in_future", 0), reasons.toString());
+        assertEquals(1, reasons.getOrDefault("empty_record", 0), reasons.toString());
+        assertEquals(FLOOD, reasons.getOrDefault("half_open_connection", 0), reasons.toString());
+        assertEquals(65 + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
+    }
+
+    @Test
+    void aConnectionBeyondTheCapIsFlaggedNotDropped() throws Exception {
+        List<PacketEvent> events = LabReplay.events(LabReplay.scenarios("dl-500k"));
+        String topic = "capped";
+        kafka.createTopic(topic, 1);
+        Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events), n -> { });
+        Path warehouse = tmp.resolve("wh-capped");
+        run(boundedJob(topic, warehouse).withMaxEventsPerConnection(200));
+
+        List<GenericRecord> profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES);
+        assertEquals(1, profiles.size());
+        GenericRecord p = profiles.get(0);
+        assertEquals((long) events.size() - 200, (long) p.get("events_over_cap"), "every event beyond the cap is counted");
+        assertTrue(p.get("failed_rules").toString().contains("complete_trace"), p.get("failed_rules").toString());
+        GenericRecord verdict = WarehouseReader.read(warehouse, WarehouseTable.SCREENING).get(0);
+        assertTrue(verdict.get("explanation").toString().contains("beyond the per-connection cap"), verdict.get("explanation").toString());
+    }
+
+    /** SYNs from many spoofed clients to the lab server, never answered, as the server-side sensor sees them. */
+    private static List<PacketEvent> synFlood(long t0, int n, Random rnd) {
+        List<PacketEvent> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String src = "198.51." + (i / 250) + "." + (1 + i % 250);
+            int port = 1024 + rnd.nextInt(60000);
+            out.add(new PacketEvent("lab-server", SensorRole.SERVER, t0 + i * 100L, CommunityId.tcpV1(src, port, "10.71.2.2", 8080, 0),
+                    src, port, "10.71.2.2", 8080, true, TcpFlags.SYN, rnd.nextInt() & 0xffffffffL, 0, 0, 64240, 7, 1460, Boolean.TRUE, null,
+                    PacketEvent.ABSENT, PacketEvent.ABSENT, rnd.nextInt(65536), 64, PacketEvent.ABSENT));
+        }
+        return out;
+    }
+}

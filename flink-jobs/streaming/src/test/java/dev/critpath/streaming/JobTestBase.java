@@ -1,0 +1,43 @@
+package dev.critpath.streaming;
+
+import dev.critpath.core.testing.Repo;
+import dev.critpath.streaming.kafka.LocalKafka;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A real Kafka broker per test class, and the job run on a local MiniCluster until its input ends. */
+abstract class JobTestBase {
+    @TempDir
+    static Path tmp;
+    static LocalKafka kafka;
+
+    @BeforeAll
+    static void broker() throws Exception {
+        kafka = LocalKafka.start(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    static StreamConfig boundedJob(String topic, Path warehouse) {
+        StreamConfig d = StreamConfig.defaults(kafka.bootstrapServers(), warehouse.toString());
+        return new StreamConfig(d.bootstrapServers(), List.of(topic), "test-" + topic, d.warehouse(), true, d.outOfOrderness(), d.idleness(),
+                d.alignmentMaxDrift(), d.allowedLateness(), d.closeGrace(), d.idleTimeout(), d.maxEventsPerConnection(), d.maxFutureSkew(),
+                d.clientPrefixV4(), d.clientPrefixV6(), Duration.ofSeconds(1), null, "hashmap", 2);
+    }
+
+    static void run(StreamConfig cfg) throws Exception {
+        CritpathJob job = new CritpathJob(cfg);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(cfg.parallelism(), job.flinkConfiguration());
+        job.run(env);
+    }
+}
