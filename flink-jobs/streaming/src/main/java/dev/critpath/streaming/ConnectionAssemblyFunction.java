@@ -107,7 +107,11 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         s.closing |= e.hasFlag(TcpFlags.FIN) || e.hasFlag(TcpFlags.RST);
         s.lastActivityMs = Math.max(s.lastActivityMs, wm == Long.MIN_VALUE ? tsMs : Math.max(tsMs, wm));
         s.dueMs = s.lastActivityMs + (s.closing ? cfg.closeGrace() : cfg.idleTimeout()).toMillis();
-        if (s.timerMs == Long.MIN_VALUE) {
+        // one timer per flow: later due times move it when it fires, an earlier one (a FIN) moves it now
+        if (s.timerMs == Long.MIN_VALUE || s.dueMs < s.timerMs) {
+            if (s.timerMs != Long.MIN_VALUE) {
+                ctx.timerService().deleteEventTimeTimer(s.timerMs);
+            }
             s.timerMs = s.dueMs;
             ctx.timerService().registerEventTimeTimer(s.timerMs);
         }
