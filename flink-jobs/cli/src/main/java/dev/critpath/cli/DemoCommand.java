@@ -1,32 +1,41 @@
 package dev.critpath.cli;
 
-import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
-import dev.critpath.core.event.SensorRole;
-import dev.critpath.core.pcap.PcapEvents;
-import dev.critpath.core.trace.ConnectionAssembler;
-import dev.critpath.core.trace.ConnectionTrace;
-import dev.critpath.warehouse.ParquetTables;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.streaming.CritpathJob;
+import dev.critpath.streaming.Replay;
+import dev.critpath.streaming.StreamConfig;
+import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.warehouse.WarehouseReader;
+import dev.critpath.warehouse.WarehouseTable;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.stream.Stream;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * `critpath demo`: the bundled two-point captures of the trace lab through the analysis into a
- * local warehouse, then the blame summary read back from it.
+ * `critpath demo`: the whole pipeline on one machine. A real Kafka broker (KRaft) from the
+ * project's build, the bundled two-point lab captures replayed into it as the two sensors'
+ * packet events, the streaming job on a local Flink MiniCluster until they are all analysed,
+ * then the blame summary read back from the Parquet warehouse.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs critpath on its bundled two-point captures (testdata/lab: real Linux connections with",
-            "injected delays and losses) and prints where their time went. No set-up needed."})
+        description = {"Runs the streaming pipeline on its embedded default: a local Kafka broker, the bundled",
+            "two-point captures (testdata/lab: real Linux connections with injected delays and losses) replayed",
+            "into it, the Flink job on a local MiniCluster, Parquet out; then prints where the time went."})
 final class DemoCommand implements Callable<Integer> {
+    private static final String TOPIC = "critpath-packets";
+
     @Spec
     CommandSpec spec;
 
@@ -48,31 +57,60 @@ final class DemoCommand implements Callable<Integer> {
             err.println("critpath demo: no lab runs (client.pcap + server.pcap) under " + dir);
             return 2;
         }
-        Analyzer analyzer = Analyzer.defaults();
-        List<ConnectionResult> results = new ArrayList<>();
-        for (Path run : runs) {
-            ConnectionAssembler as = new ConnectionAssembler();
-            PcapEvents.readAll(run.resolve("client.pcap"), "client-side", SensorRole.CLIENT).forEach(as::add);
-            PcapEvents.readAll(run.resolve("server.pcap"), "server-side", SensorRole.SERVER).forEach(as::add);
-            List<ConnectionTrace> conns = as.connections();
-            for (ConnectionTrace t : conns) {
-                results.add(analyzer.analyze(t));
+        List<PacketEvent> events = Replay.labRuns(runs);
+        long connections = events.stream().map(PacketEvent::communityId).distinct().count();
+        deleteTree(warehouse);
+        Path scratch = Files.createTempDirectory("critpath-demo");
+        try {
+            say(err, "starting a Kafka broker (KRaft, single node) ...");
+            try (LocalKafka kafka = LocalKafka.start(Checkout.root().resolve("flink-jobs/kafka-broker/target/lib"), scratch.resolve("kafka"))) {
+                say(err, "  ready at " + kafka.bootstrapServers());
+                kafka.createTopic(TOPIC, 3);
+                say(err, String.format(java.util.Locale.ROOT, "replaying %d lab runs as two sensors: %,d packet events, %d connections", runs.size(), events.size(), connections));
+                Replay.publish(kafka.bootstrapServers(), TOPIC, Replay.json(events), n -> { });
+                say(err, "streaming job on a local Flink MiniCluster (reads the topic to its end, then stops) ...");
+                runJob(kafka.bootstrapServers(), scratch.resolve("checkpoints"), connections, err);
             }
-            err.printf("  %-24s %3d connection%s analysed%n", run.getFileName(), conns.size(), conns.size() == 1 ? "" : "s");
+        } finally {
+            deleteTree(scratch);
         }
-        clean(warehouse);
-        ParquetTables.write(warehouse, results);
+        say(err, "warehouse: " + warehouse.toAbsolutePath());
         BlameSummary.print(warehouse, spec.commandLine().getOut());
         return 0;
     }
 
-    /** The demo owns its warehouse directory: start from empty so counts are this run's. */
-    private static void clean(Path warehouse) throws java.io.IOException {
-        if (!Files.exists(warehouse)) {
+    private void runJob(String bootstrap, Path checkpoints, long connections, PrintWriter err) throws Exception {
+        StreamConfig cfg = StreamConfig.defaults(bootstrap, warehouse.toAbsolutePath().toString()).withBounded(true)
+                .withCheckpointing(Duration.ofSeconds(2), checkpoints.toUri().toString());
+        CritpathJob job = new CritpathJob(cfg);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, job.flinkConfiguration());
+        job.build(env);
+        JobClient client = env.executeAsync("critpath demo");
+        var result = client.getJobExecutionResult(); // fails if the job does
+        long committed = -1;
+        while (!result.isDone()) {
+            Thread.sleep(1000);
+            long now = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
+            if (now != committed) {
+                committed = now;
+                say(err, String.format(java.util.Locale.ROOT, "  %d of %d connections profiled and committed", committed, connections));
+            }
+        }
+        result.get();
+    }
+
+    private static void say(PrintWriter err, String line) {
+        err.println(line);
+        err.flush();
+    }
+
+    /** The demo owns its directories: start from empty so counts are this run's. */
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
             return;
         }
-        try (Stream<Path> s = Files.walk(warehouse)) {
-            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(p);
             }
         }

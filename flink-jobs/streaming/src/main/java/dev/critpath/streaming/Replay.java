@@ -46,6 +46,19 @@ public final class Replay {
     }
 
     /**
+     * Trace-lab runs (directories with client.pcap and server.pcap) as the two sensors lab-client
+     * and lab-server would publish them, one client network per connection.
+     */
+    public static List<PacketEvent> labRuns(List<Path> runs) throws IOException, PcapFormatException {
+        List<Capture> caps = new ArrayList<>();
+        for (Path d : runs) {
+            caps.add(new Capture(d.resolve("client.pcap"), "lab-client", SensorRole.CLIENT));
+            caps.add(new Capture(d.resolve("server.pcap"), "lab-server", SensorRole.SERVER));
+        }
+        return onePathPerConnection(events(caps));
+    }
+
+    /**
      * Gives each connection a client network of its own (10.N.M.2, Community ID recomputed). The
      * trace lab sets delays per connection, so its connections are different paths in truth; on
      * one address they would look like one path whose delay keeps changing.

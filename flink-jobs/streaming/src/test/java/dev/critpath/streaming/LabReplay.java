@@ -3,7 +3,6 @@ package dev.critpath.streaming;
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
@@ -36,14 +35,8 @@ final class LabReplay {
         }
     }
 
-    /** Both sensors' events of these scenarios, merged by timestamp, one client network per connection. */
     static List<PacketEvent> events(List<Path> scenarios) throws Exception {
-        List<Replay.Capture> caps = new ArrayList<>();
-        for (Path d : scenarios) {
-            caps.add(new Replay.Capture(d.resolve("client.pcap"), "lab-client", SensorRole.CLIENT));
-            caps.add(new Replay.Capture(d.resolve("server.pcap"), "lab-server", SensorRole.SERVER));
-        }
-        return Replay.onePathPerConnection(Replay.events(caps));
+        return Replay.labRuns(scenarios);
     }
 
     /** The events with each moved up to {@code maxUs} later in the stream (seeded): arrival out of order. */
