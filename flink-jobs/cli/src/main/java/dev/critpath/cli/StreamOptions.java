@@ -55,13 +55,19 @@ final class StreamOptions {
     List<Integer> clientPrefix = List.of(24, 48);
 
     StreamConfig config() {
-        String checkpoints = checkpointDir != null ? checkpointDir : new org.apache.flink.core.fs.Path(warehouse, "_checkpoints").toUri().toString();
+        String warehouseUri = uri(warehouse);
+        String checkpoints = checkpointDir != null ? uri(checkpointDir) : warehouseUri.replaceAll("/*$", "") + "/_checkpoints";
         if (clientPrefix.size() != 2) {
             throw new IllegalArgumentException("--client-prefix takes two lengths: IPv4,IPv6 (e.g. 24,48)");
         }
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, Duration.ofMillis(outOfOrdernessMs), D.idleness(),
+        return new StreamConfig(bootstrapServers, topics, groupId, warehouseUri, bounded, Duration.ofMillis(outOfOrdernessMs), D.idleness(),
                 D.alignmentMaxDrift(), Duration.ofSeconds(allowedLatenessS), Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
                 maxEvents, D.maxFutureSkew(), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
                 stateBackend, parallelism);
+    }
+
+    /** A URI as given (s3://, hdfs://, file:), a local path as an absolute file: URI. */
+    private static String uri(String location) {
+        return location.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*") ? location : java.nio.file.Path.of(location).toAbsolutePath().toUri().toString();
     }
 }

@@ -1,0 +1,54 @@
+package dev.critpath.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.testing.Repo;
+import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.warehouse.WarehouseReader;
+import dev.critpath.warehouse.WarehouseTable;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The streaming commands as a user types them: demo, and replay into a broker then stream from it. */
+class StreamingCommandsTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void demoRunsThePipelineAndPrintsTheBlameSummary() throws Exception {
+        Path warehouse = tmp.resolve("wh");
+        CliRun r = CliRun.of("demo", "--warehouse", warehouse.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("starting a Kafka broker") && r.err().contains("60 of 60 connections profiled and committed"), r.err());
+        assertTrue(r.out().contains("Server vs network blame over 60 connections"), r.out());
+        assertEquals(60, WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size());
+    }
+
+    @Test
+    void replayedCapturesAreStreamedIntoTheWarehouse() throws Exception {
+        try (LocalKafka kafka = LocalKafka.start(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"))) {
+            kafka.createTopic("site-a", 2);
+            Path lab = Repo.testdata("lab/keepalive-3");
+            CliRun replay = CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "site-a",
+                    "--client-pcap", lab.resolve("client.pcap").toString(), "--server-pcap", lab.resolve("server.pcap").toString());
+            assertEquals(0, replay.exit(), replay.err());
+            Path warehouse = tmp.resolve("wh");
+            CliRun stream = CliRun.of("stream", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "site-a", "--bounded",
+                    "--warehouse", warehouse.toString(), "--checkpoint-interval-s", "1", "--parallelism", "2");
+            assertEquals(0, stream.exit(), stream.err());
+            var profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES);
+            assertEquals(1, profiles.size());
+            assertEquals("two_point", profiles.get(0).get("mode").toString(), "both sensors merged");
+            assertEquals(3, WarehouseReader.read(warehouse, WarehouseTable.EXCHANGES).size(), "keep-alive: three exchanges");
+        }
+    }
+
+    @Test
+    void streamRefusesAnImpossibleConfigurationClearly() {
+        CliRun r = CliRun.of("stream", "--bootstrap-servers", "127.0.0.1:1", "--warehouse", tmp.toString(), "--state-backend", "memory");
+        assertEquals(2, r.exit());
+        assertTrue(r.err().contains("state backend must be hashmap or rocksdb"), r.err());
+    }
+}
