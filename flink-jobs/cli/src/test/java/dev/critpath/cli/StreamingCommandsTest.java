@@ -36,7 +36,7 @@ class StreamingCommandsTest {
             assertEquals(0, replay.exit(), replay.err());
             Path warehouse = tmp.resolve("wh");
             CliRun stream = CliRun.of("stream", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "site-a", "--bounded",
-                    "--warehouse", warehouse.toString(), "--checkpoint-interval-s", "1", "--parallelism", "2");
+                    "--warehouse", warehouse.toString(), "--checkpoint-interval-s", "1", "--parallelism", "2", "--state-backend", "rocksdb");
             assertEquals(0, stream.exit(), stream.err());
             var profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES);
             assertEquals(1, profiles.size());
