@@ -60,6 +60,18 @@ public record StreamConfig(
                 interval, dir, stateBackend, parallelism);
     }
 
+    public StreamConfig withTopic(String topic, String group) {
+        return new StreamConfig(bootstrapServers, List.of(topic), group, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                checkpointInterval, checkpointDir, stateBackend, parallelism);
+    }
+
+    public StreamConfig withParallelism(int n) {
+        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                checkpointInterval, checkpointDir, stateBackend, n);
+    }
+
     public StreamConfig withMaxEventsPerConnection(int max) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, max, maxFutureSkew, clientPrefixV4, clientPrefixV6,

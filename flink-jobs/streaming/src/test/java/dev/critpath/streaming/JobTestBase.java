@@ -4,7 +4,6 @@ import dev.critpath.core.testing.Repo;
 import dev.critpath.streaming.kafka.LocalKafka;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,10 +28,8 @@ abstract class JobTestBase {
     }
 
     static StreamConfig boundedJob(String topic, Path warehouse) {
-        StreamConfig d = StreamConfig.defaults(kafka.bootstrapServers(), warehouse.toString());
-        return new StreamConfig(d.bootstrapServers(), List.of(topic), "test-" + topic, d.warehouse(), true, d.outOfOrderness(), d.idleness(),
-                d.alignmentMaxDrift(), d.allowedLateness(), d.closeGrace(), d.idleTimeout(), d.maxEventsPerConnection(), d.maxFutureSkew(),
-                d.clientPrefixV4(), d.clientPrefixV6(), Duration.ofSeconds(1), null, "hashmap", 2);
+        return StreamConfig.defaults(kafka.bootstrapServers(), warehouse.toString()).withTopic(topic, "test-" + topic).withBounded(true)
+                .withCheckpointing(Duration.ofSeconds(1), null).withParallelism(2);
     }
 
     static void run(StreamConfig cfg) throws Exception {
