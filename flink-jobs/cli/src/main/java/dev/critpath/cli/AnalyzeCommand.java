@@ -15,6 +15,7 @@ import dev.critpath.core.pcap.PcapReader;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
+import dev.critpath.streaming.Replay;
 import dev.critpath.warehouse.ParquetTables;
 import dev.critpath.warehouse.WarehouseTable;
 import java.io.BufferedReader;
@@ -34,6 +35,7 @@ import java.util.Properties;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -51,14 +53,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--client-pcap", paramLabel = "FILE", description = "Capture taken near the client(s).")
-    Path clientPcap;
-
-    @Option(names = "--server-pcap", paramLabel = "FILE", description = "Capture taken near the server(s).")
-    Path serverPcap;
-
-    @Option(names = "--pcap", paramLabel = "FILE", description = "A capture whose side is inferred from timing; repeatable.")
-    List<Path> pcaps = new ArrayList<>();
+    @Mixin
+    CaptureOptions captures;
 
     @Option(names = "--events", paramLabel = "FILE", description = "Packet events as JSON lines (schemas/packet-event.schema.json); repeatable.")
     List<Path> eventFiles = new ArrayList<>();
@@ -100,21 +96,15 @@ final class AnalyzeCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (clientPcap == null && serverPcap == null && pcaps.isEmpty() && eventFiles.isEmpty()) {
+        if (captures.captures().isEmpty() && eventFiles.isEmpty()) {
             err.println("critpath analyze: give --client-pcap, --server-pcap, --pcap and/or --events (see --help)");
             return 2;
         }
         Progress progress = new Progress(err, quiet);
         ConnectionAssembler assembler = new ConnectionAssembler();
         try {
-            if (clientPcap != null) {
-                readPcap(clientPcap, "client-side", SensorRole.CLIENT, assembler, progress);
-            }
-            if (serverPcap != null) {
-                readPcap(serverPcap, "server-side", SensorRole.SERVER, assembler, progress);
-            }
-            for (Path f : pcaps) {
-                readPcap(f, f.getFileName().toString(), SensorRole.UNKNOWN, assembler, progress);
+            for (Replay.Capture c : captures.captures()) {
+                readPcap(c.file(), c.sensor(), c.role(), assembler, progress);
             }
             for (Path f : eventFiles) {
                 readEvents(f, assembler, progress, err);
