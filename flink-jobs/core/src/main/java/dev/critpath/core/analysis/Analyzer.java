@@ -207,7 +207,7 @@ public final class Analyzer {
         CategoryTimes ct = arcTimes(a, cp, tl, owdC2s, owdS2c);
         Category main = Category.UNKNOWN;
         long best = -1;
-        for (Category c : Category.values()) {
+        for (Category c : Category.ALL) {
             if (ct.get(c) > best) {
                 best = ct.get(c);
                 main = c;
@@ -233,7 +233,7 @@ public final class Analyzer {
             }
             long offset = lo - a.fromUs();
             long span = hi - lo;
-            for (Category c : Category.values()) {
+            for (Category c : Category.ALL) {
                 long part = a.times().get(c);
                 if (part == 0) {
                     continue;

@@ -30,6 +30,9 @@ public enum Category {
     /** Before the first packet a capture explains (connections caught mid-stream). */
     UNKNOWN;
 
+    /** Every category in order; values() copies its array on each call, and arcs are many. */
+    public static final java.util.List<Category> ALL = java.util.List.of(values());
+
     /** Column-style name, e.g. loss_fast_retransmit. */
     public String key() {
         return name().toLowerCase(Locale.ROOT);

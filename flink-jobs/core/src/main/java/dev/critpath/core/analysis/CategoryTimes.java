@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /** Microseconds per category; the parts of a profile that must add up to its duration. */
 public final class CategoryTimes {
-    private final long[] us = new long[Category.values().length];
+    private final long[] us = new long[Category.ALL.size()];
 
     public long get(Category c) {
         return us[c.ordinal()];
@@ -36,7 +36,7 @@ public final class CategoryTimes {
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder();
-        for (Category c : Category.values()) {
+        for (Category c : Category.ALL) {
             if (get(c) != 0) {
                 sb.append(sb.length() == 0 ? "" : " ").append(c.key()).append('=').append(get(c));
             }

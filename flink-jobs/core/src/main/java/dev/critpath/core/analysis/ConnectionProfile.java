@@ -116,7 +116,7 @@ public final class ConnectionProfile {
         m.put("start_us", startUs);
         m.put("end_us", endUs);
         m.put("duration_us", durationUs());
-        for (Category c : Category.values()) {
+        for (Category c : Category.ALL) {
             m.put(c.key() + "_us", times.get(c));
         }
         m.put("cp_packets", path.packets());

@@ -43,9 +43,10 @@ final class CriticalPath {
         parent = new int[2 * txs.size()];
         arcKind = new PathArc.Kind[2 * txs.size()];
         java.util.Arrays.fill(parent, NO_NODE);
-        linkEndpoint(true);
-        linkEndpoint(false);
-        walk();
+        int[] clientEvents = eventsAt(true);
+        linkEndpoint(clientEvents);
+        linkEndpoint(eventsAt(false));
+        walk(clientEvents);
     }
 
     static int dep(int tx) {
@@ -69,8 +70,51 @@ final class CriticalPath {
         return (node & 1) == 1;
     }
 
-    /** Events at one endpoint in time order; arrivals first on ties (they may cause the departure). */
+    /**
+     * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
+     * then by node. Sorted as packed primitive keys (time since the first event, arrival bit,
+     * node) where they fit, which is every connection the job caps; otherwise as triples.
+     */
     private int[] eventsAt(boolean client) {
+        int n = 0;
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (Tx t : txs) {
+            long at = t.c2s() == client ? t.dep : t.arr;
+            if (at != Tx.NONE) {
+                n++;
+                first = Math.min(first, at);
+                last = Math.max(last, at);
+            }
+        }
+        int[] out = new int[n];
+        if (n == 0) {
+            return out;
+        }
+        int nodeBits = 64 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
+        int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
+        if (timeBits + 1 + nodeBits > 63) {
+            return eventsAtUnpacked(client);
+        }
+        long[] keys = new long[n];
+        int i = 0;
+        for (Tx t : txs) {
+            boolean sentHere = t.c2s() == client;
+            long at = sentHere ? t.dep : t.arr;
+            if (at != Tx.NONE) {
+                int node = sentHere ? dep(t.idx) : arr(t.idx);
+                keys[i++] = ((at - first) << (nodeBits + 1)) | ((sentHere ? 1L : 0L) << nodeBits) | node;
+            }
+        }
+        java.util.Arrays.sort(keys);
+        long nodeMask = (1L << nodeBits) - 1;
+        for (i = 0; i < n; i++) {
+            out[i] = (int) (keys[i] & nodeMask);
+        }
+        return out;
+    }
+
+    private int[] eventsAtUnpacked(boolean client) {
         List<long[]> ev = new ArrayList<>();
         for (Tx t : txs) {
             boolean sentHere = t.c2s() == client;
@@ -88,13 +132,13 @@ final class CriticalPath {
         return out;
     }
 
-    private void linkEndpoint(boolean client) {
+    private void linkEndpoint(int[] events) {
         int lastEvent = NO_NODE;
         int lastPeerSeqArr = NO_NODE;
         int lastPeerNewArr = NO_NODE;
         boolean peerSpokeSinceMyData = false;
         int turnTrigger = NO_NODE;
-        for (int node : eventsAt(client)) {
+        for (int node : events) {
             Tx t = tx(node);
             if (isArrival(node)) {
                 link(node, dep(t.idx), PathArc.Kind.NETWORK);
@@ -161,8 +205,7 @@ final class CriticalPath {
     }
 
     /** The client's first and last events bound the connection as the client saw it. */
-    private void walk() {
-        int[] clientEvents = eventsAt(true);
+    private void walk(int[] clientEvents) {
         if (clientEvents.length == 0) {
             return;
         }

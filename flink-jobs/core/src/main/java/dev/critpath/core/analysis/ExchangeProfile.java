@@ -36,7 +36,7 @@ public record ExchangeProfile(
         m.put("server_think_us", serverThinkUs < 0 ? null : serverThinkUs);
         m.put("server_think_estimated", serverThinkEstimated);
         m.put("first_byte_us", firstByteUs < 0 ? null : firstByteUs);
-        for (Category c : Category.values()) {
+        for (Category c : Category.ALL) {
             m.put(c.key() + "_us", times.get(c));
         }
         return m;

@@ -9,7 +9,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * One sensor's packets of a connection, cleaned of capture artefacts (tcpeval's trace pitfalls):
@@ -127,7 +126,7 @@ final class SensorView {
         // stable: packets with equal timestamps keep capture order
         sorted.sort((a, b) -> Long.compare(a.ts, b.ts));
         List<Pkt> frames = new ArrayList<>(sorted.size());
-        Map<DupKey, Long> seen = new HashMap<>();
+        Map<DupKey, Long> seen = new HashMap<>(2 * sorted.size());
         int dups = 0;
         for (Pkt p : sorted) {
             DupKey k = new DupKey(p);
@@ -232,7 +231,11 @@ final class SensorView {
 
         @Override
         public int hashCode() {
-            return Objects.hash(seq, ack, len, ipId, tsval);
+            long h = seq * 31 + ack;
+            h = h * 31 + len;
+            h = h * 31 + ipId;
+            h = h * 31 + tsval;
+            return Long.hashCode(h);
         }
     }
 }

@@ -1,0 +1,155 @@
+package dev.critpath.cli;
+
+import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.event.IpText;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * `critpath bench`: packets analysed per second on one thread, for the core alone (events in
+ * memory) and end to end from a pcap, next to `tcptrace -l` on the same pcap.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
+        description = {"Measures analysis speed on one thread: builds a large server-side capture from copies of the",
+            "bundled lab captures, then times the core engine alone, critpath end to end from the file, and",
+            "tcptrace -l on the same file (if installed). Prints a table; docs/performance.md records the figures."})
+final class BenchCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--copies", paramLabel = "N", description = "Copies of the lab's server-side captures (default: ${DEFAULT-VALUE}, about 2 million packets).", defaultValue = "190")
+    int copies;
+
+    @Option(names = "--iterations", paramLabel = "N", description = "Timed runs of each measurement after one warm-up (default: ${DEFAULT-VALUE}); the median is reported.", defaultValue = "3")
+    int iterations;
+
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the capture is written (default: a temporary directory, removed afterwards).")
+    Path workDir;
+
+    @Option(names = "--fixtures", paramLabel = "DIR", description = "Lab runs to copy (default: testdata/lab of this checkout).")
+    Path fixtures;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = spec.commandLine().getOut();
+        Path dir = fixtures != null ? fixtures : Checkout.root().resolve("testdata/lab");
+        SyntheticCapture capture = new SyntheticCapture(IpText.parse("10.71.1.2"));
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path run : s.filter(d -> Files.isRegularFile(d.resolve("server.pcap"))).sorted().toList()) {
+                capture.addOriginal(run.resolve("server.pcap"));
+            }
+        }
+        Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("critpath-bench");
+        Path pcap = work.resolve("bench-server-side.pcap");
+        err.printf(Locale.ROOT, "writing %,d copies of %,d lab frames to %s ...%n", copies, capture.framesPerCopy(), pcap);
+        err.flush();
+        capture.write(pcap, copies);
+        try {
+            List<PacketEvent> events = PcapEvents.readAll(pcap, "server-side", SensorRole.SERVER);
+            long packets = events.size();
+            err.printf(Locale.ROOT, "%,d TCP packets, %,d bytes; warming up, then %d timed runs each%n", packets, Files.size(pcap), iterations);
+            err.flush();
+            double core = median(() -> analyse(events));
+            err.printf(Locale.ROOT, "  core alone: %.2f s%n", core);
+            double endToEnd = median(() -> analyse(PcapEvents.readAll(pcap, "server-side", SensorRole.SERVER)));
+            err.printf(Locale.ROOT, "  end to end: %.2f s%n", endToEnd);
+            Double tcptrace = onPath("tcptrace") ? median(() -> tcptrace(pcap)) : null;
+            out.printf(Locale.ROOT, "%-34s %12s %16s%n", "measurement (one thread)", "seconds", "packets/s");
+            row(out, "critpath core (events in memory)", core, packets);
+            row(out, "critpath end to end (pcap file)", endToEnd, packets);
+            if (tcptrace != null) {
+                row(out, "tcptrace -l (same pcap)", tcptrace, packets);
+            } else {
+                out.println("tcptrace not installed: no comparison");
+            }
+            out.printf(Locale.ROOT, "peak resident memory of this JVM: %s%n", peakRss());
+        } finally {
+            if (workDir == null) {
+                Files.deleteIfExists(pcap);
+                Files.deleteIfExists(work);
+            }
+        }
+        return 0;
+    }
+
+    private interface Run {
+        void run() throws Exception;
+    }
+
+    /** One untimed warm-up, then the median of the timed runs, in seconds. */
+    private double median(Run r) throws Exception {
+        r.run();
+        List<Double> t = new ArrayList<>();
+        for (int i = 0; i < iterations; i++) {
+            long start = System.nanoTime();
+            r.run();
+            t.add((System.nanoTime() - start) / 1e9);
+        }
+        Collections.sort(t);
+        return t.get(t.size() / 2);
+    }
+
+    /** Assembly and analysis of every connection: what the core does per packet. */
+    private static void analyse(List<PacketEvent> events) {
+        ConnectionAssembler as = new ConnectionAssembler();
+        for (PacketEvent e : events) {
+            as.add(e);
+        }
+        Analyzer analyzer = Analyzer.defaults();
+        long sum = 0;
+        for (ConnectionTrace t : as.connections()) {
+            sum += analyzer.analyze(t).profile().durationUs();
+        }
+        if (sum < 0) {
+            throw new IllegalStateException("negative durations");
+        }
+    }
+
+    private static void tcptrace(Path pcap) throws Exception {
+        Process p = new ProcessBuilder("tcptrace", "-l", pcap.toString()).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        if (!p.waitFor(30, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            throw new IllegalStateException("tcptrace -l failed on " + pcap);
+        }
+    }
+
+    private static boolean onPath(String tool) {
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+            if (Files.isExecutable(Path.of(d, tool))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void row(PrintWriter out, String what, double seconds, long packets) {
+        out.printf(Locale.ROOT, "%-34s %12.2f %,16.0f%n", what, seconds, packets / seconds);
+    }
+
+    private static String peakRss() throws java.io.IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+            if (line.startsWith("VmHWM:")) {
+                return line.substring(6).trim();
+            }
+        }
+        return "unknown";
+    }
+}
