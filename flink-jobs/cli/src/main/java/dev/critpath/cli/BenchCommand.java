@@ -37,7 +37,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--copies", paramLabel = "N", description = "Copies of the lab's server-side captures (default: ${DEFAULT-VALUE}, about 2 million packets).", defaultValue = "190")
     int copies;
 
-    @Option(names = "--iterations", paramLabel = "N", description = "Timed runs of each measurement after one warm-up (default: ${DEFAULT-VALUE}); the median is reported.", defaultValue = "3")
+    @Option(names = "--iterations", paramLabel = "N", description = "Timed runs of each measurement after one warm-up (default: ${DEFAULT-VALUE}); fastest, median and slowest are reported.", defaultValue = "5")
     int iterations;
 
     @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the capture is written (default: a temporary directory, removed afterwards).")
@@ -67,12 +67,12 @@ final class BenchCommand implements Callable<Integer> {
             long packets = events.size();
             err.printf(Locale.ROOT, "%,d TCP packets, %,d bytes; warming up, then %d timed runs each%n", packets, Files.size(pcap), iterations);
             err.flush();
-            double core = median(() -> analyse(events));
-            err.printf(Locale.ROOT, "  core alone: %.2f s%n", core);
-            double endToEnd = median(() -> analyse(PcapEvents.readAll(pcap, "server-side", SensorRole.SERVER)));
-            err.printf(Locale.ROOT, "  end to end: %.2f s%n", endToEnd);
-            Double tcptrace = onPath("tcptrace") ? median(() -> tcptrace(pcap)) : null;
-            out.printf(Locale.ROOT, "%-34s %12s %16s%n", "measurement (one thread)", "seconds", "packets/s");
+            Timing core = time(() -> analyse(events));
+            err.printf(Locale.ROOT, "  core alone: %.2f s%n", core.median());
+            Timing endToEnd = time(() -> analyse(PcapEvents.readAll(pcap, "server-side", SensorRole.SERVER)));
+            err.printf(Locale.ROOT, "  end to end: %.2f s%n", endToEnd.median());
+            Timing tcptrace = onPath("tcptrace") ? time(() -> tcptrace(pcap)) : null;
+            out.printf(Locale.ROOT, "%-34s %24s %16s %20s%n", "measurement (one thread)", "seconds min/median/max", "packets/s median", "packets/s best");
             row(out, "critpath core (events in memory)", core, packets);
             row(out, "critpath end to end (pcap file)", endToEnd, packets);
             if (tcptrace != null) {
@@ -94,8 +94,12 @@ final class BenchCommand implements Callable<Integer> {
         void run() throws Exception;
     }
 
-    /** One untimed warm-up, then the median of the timed runs, in seconds. */
-    private double median(Run r) throws Exception {
+    /** Seconds per timed run: fastest, median, slowest. */
+    private record Timing(double min, double median, double max) {
+    }
+
+    /** One untimed warm-up, then the timed runs. */
+    private Timing time(Run r) throws Exception {
         r.run();
         List<Double> t = new ArrayList<>();
         for (int i = 0; i < iterations; i++) {
@@ -104,7 +108,7 @@ final class BenchCommand implements Callable<Integer> {
             t.add((System.nanoTime() - start) / 1e9);
         }
         Collections.sort(t);
-        return t.get(t.size() / 2);
+        return new Timing(t.get(0), t.get(t.size() / 2), t.get(t.size() - 1));
     }
 
     /** Assembly and analysis of every connection: what the core does per packet. */
@@ -140,8 +144,9 @@ final class BenchCommand implements Callable<Integer> {
         return false;
     }
 
-    private static void row(PrintWriter out, String what, double seconds, long packets) {
-        out.printf(Locale.ROOT, "%-34s %12.2f %,16.0f%n", what, seconds, packets / seconds);
+    private static void row(PrintWriter out, String what, Timing t, long packets) {
+        out.printf(Locale.ROOT, "%-34s %24s %,16.0f %,20.0f%n", what, String.format(Locale.ROOT, "%.2f / %.2f / %.2f", t.min(), t.median(), t.max()),
+                packets / t.median(), packets / t.min());
     }
 
     private static String peakRss() throws java.io.IOException {

@@ -6,7 +6,6 @@ import dev.critpath.core.screen.ScreenVerdict;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -133,7 +132,7 @@ public final class Analyzer {
                 ranges.add(new long[] {first, first + t.p.len});
             }
         }
-        ranges.sort(Comparator.comparingLong(r -> r[0]));
+        InOrder.sortBy(ranges, r -> r[0]);
         long total = 0;
         long coveredTo = Long.MIN_VALUE;
         for (long[] r : ranges) {
@@ -296,7 +295,7 @@ public final class Analyzer {
                     events.add(t);
                 }
             }
-            events.sort(Comparator.comparingLong(t -> t.c2s() ? t.dep : t.arr));
+            InOrder.sortBy(events, t -> t.c2s() ? t.dep : t.arr);
             List<Exchange> out = new ArrayList<>();
             Exchange cur = null;
             for (Tx t : events) {

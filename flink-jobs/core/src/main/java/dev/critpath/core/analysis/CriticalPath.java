@@ -91,7 +91,7 @@ final class CriticalPath {
         if (n == 0) {
             return out;
         }
-        int nodeBits = 64 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
+        int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
         int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
         if (timeBits + 1 + nodeBits > 63) {
             return eventsAtUnpacked(client);

@@ -131,8 +131,8 @@ final class SenderSim {
                 acks.add(t);
             }
         }
-        sends.sort((a, b) -> Long.compare(a.dep, b.dep));
-        acks.sort((a, b) -> Long.compare(a.arr, b.arr));
+        InOrder.sortBy(sends, t -> t.dep);
+        InOrder.sortBy(acks, t -> t.arr);
         int i = 0;
         int j = 0;
         while (i < sends.size() || j < acks.size()) {

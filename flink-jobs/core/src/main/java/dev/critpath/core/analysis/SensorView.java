@@ -6,9 +6,7 @@ import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One sensor's packets of a connection, cleaned of capture artefacts (tcpeval's trace pitfalls):
@@ -124,18 +122,17 @@ final class SensorView {
             sorted.add(relative(e, bases, lastSeq, lastAck));
         }
         // stable: packets with equal timestamps keep capture order
-        sorted.sort((a, b) -> Long.compare(a.ts, b.ts));
+        InOrder.sortBy(sorted, p -> p.ts);
         List<Pkt> frames = new ArrayList<>(sorted.size());
-        Map<DupKey, Long> seen = new HashMap<>(2 * sorted.size());
+        Copies seen = new Copies(sorted.size());
         int dups = 0;
         for (Pkt p : sorted) {
-            DupKey k = new DupKey(p);
-            Long prev = seen.put(k, p.ts);
-            if (prev != null && isDuplicate(p, p.ts - prev, cfg)) {
-                dups++;
-                seen.put(k, prev); // keep measuring from the first copy
+            int slot = seen.slotOf(p);
+            if (seen.holds(slot) && isDuplicate(p, p.ts - seen.firstTs(slot), cfg)) {
+                dups++; // measured from the first copy
                 continue;
             }
+            seen.put(slot, p);
             frames.add(p);
         }
         List<Pkt> pieces = new ArrayList<>(frames.size());
@@ -224,18 +221,49 @@ final class SensorView {
     }
 
     /** Identity of a packet for duplicate detection. */
-    private record DupKey(boolean c2s, long seq, long ack, int len, int flags, int win, int ipId, long tsval, long tsecr) {
-        DupKey(Pkt p) {
-            this(p.c2s, p.seq, p.ack, p.len, p.flags, p.win, p.ipId, p.tsval, p.tsecr);
+    /**
+     * The latest kept packet of each identity (direction, sequence, ACK, length, flags, window, IP id,
+     * TCP timestamps): an open-addressing table over primitive arrays, since every packet of every
+     * connection goes through it.
+     */
+    private static final class Copies {
+        private final Pkt[] pkts;
+        private final int mask;
+
+        Copies(int expected) {
+            int capacity = Integer.highestOneBit(Math.max(4, expected * 2 - 1)) << 1;
+            pkts = new Pkt[capacity];
+            mask = capacity - 1;
         }
 
-        @Override
-        public int hashCode() {
-            long h = seq * 31 + ack;
-            h = h * 31 + len;
-            h = h * 31 + ipId;
-            h = h * 31 + tsval;
-            return Long.hashCode(h);
+        /** The slot holding p's identity, or the empty slot where it would go. */
+        int slotOf(Pkt p) {
+            long h = p.seq * 31 + p.ack;
+            h = h * 31 + p.len;
+            h = h * 31 + p.ipId;
+            h = h * 31 + p.tsval;
+            int i = (int) (h ^ (h >>> 29) ^ (h >>> 47)) & mask;
+            while (pkts[i] != null && !sameIdentity(pkts[i], p)) {
+                i = (i + 1) & mask;
+            }
+            return i;
+        }
+
+        boolean holds(int slot) {
+            return pkts[slot] != null;
+        }
+
+        long firstTs(int slot) {
+            return pkts[slot].ts;
+        }
+
+        void put(int slot, Pkt p) {
+            pkts[slot] = p;
+        }
+
+        private static boolean sameIdentity(Pkt a, Pkt b) {
+            return a.c2s == b.c2s && a.seq == b.seq && a.ack == b.ack && a.len == b.len && a.flags == b.flags && a.win == b.win
+                    && a.ipId == b.ipId && a.tsval == b.tsval && a.tsecr == b.tsecr;
         }
     }
 }

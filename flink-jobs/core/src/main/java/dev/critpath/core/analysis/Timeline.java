@@ -4,7 +4,6 @@ import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -355,7 +354,7 @@ final class Timeline {
 
     /** Orders transmissions by their earliest known time and numbers them. */
     private void finish() {
-        txs.sort(Comparator.comparingLong(Timeline::sortTime));
+        InOrder.sortBy(txs, Timeline::sortTime);
         for (int i = 0; i < txs.size(); i++) {
             txs.get(i).idx = i;
         }
@@ -375,7 +374,7 @@ final class Timeline {
                 arrivals.add(t);
             }
         }
-        arrivals.sort(Comparator.comparingLong(t -> t.arr));
+        InOrder.sortBy(arrivals, t -> t.arr);
         ReceivedBytes got = new ReceivedBytes();
         for (Tx t : arrivals) {
             t.newAtReceiver = got.add(t.seq(), t.end());
