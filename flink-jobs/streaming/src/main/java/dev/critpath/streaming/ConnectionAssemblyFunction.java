@@ -1,6 +1,7 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
@@ -181,7 +182,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
     private void late(PacketEvent e, Context ctx, String why) {
         lateEvents.inc();
         ctx.output(REJECTED, new DeadLetter(e.tsUs(), "late_event", "arrived after the watermark passed it: " + why,
-                e.sensor(), e.communityId(), dev.critpath.core.event.PacketEventJson.toJson(e)));
+                e.sensor(), e.communityId(), PacketEventJson.toJson(e)));
     }
 
     private static long clientIsn(ConnectionTrace t, long fallback) {

@@ -17,6 +17,8 @@ import org.apache.flink.streaming.api.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.OutputTag;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
  * The critpath streaming job: packet events from Kafka, one connection per flow key, analysis per
@@ -77,7 +79,7 @@ public final class CritpathJob {
                 .name("critical path analysis (keyed by path)").uid("path-analysis");
 
         sink(profiles, WarehouseTable.PROFILES);
-        for (Map.Entry<WarehouseTable, org.apache.flink.util.OutputTag<Tuple2<String, GenericRecord>>> side : PathAnalysisFunction.SIDE_TABLES.entrySet()) {
+        for (Map.Entry<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> side : PathAnalysisFunction.SIDE_TABLES.entrySet()) {
             sink(profiles.getSideOutput(side.getValue()), side.getKey());
         }
         DataStream<DeadLetter> dead = events.getSideOutput(SplitDeadLetters.DEAD)
@@ -97,7 +99,7 @@ public final class CritpathJob {
                 .setBootstrapServers(cfg.bootstrapServers())
                 .setTopics(cfg.topics())
                 .setGroupId(cfg.groupId())
-                .setStartingOffsets(OffsetsInitializer.committedOffsets(org.apache.kafka.clients.consumer.OffsetResetStrategy.EARLIEST))
+                .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
                 .setDeserializer(new PacketEventDeserializer(cfg.maxFutureSkew().toNanos() / 1000));
         if (cfg.bounded()) {
             b.setBounded(OffsetsInitializer.latest());

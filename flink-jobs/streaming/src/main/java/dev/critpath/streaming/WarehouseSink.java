@@ -69,5 +69,4 @@ final class WarehouseSink {
             return SimpleVersionedStringSerializer.INSTANCE;
         }
     }
-
 }

@@ -4,15 +4,19 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -99,7 +103,7 @@ public final class LocalKafka implements AutoCloseable {
             if (!admin.listTopics().names().get().contains(name)) {
                 admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
             }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IOException("creating topic " + name + ": " + e.getCause().getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -126,7 +130,7 @@ public final class LocalKafka implements AutoCloseable {
                 try (Admin admin = admin()) {
                     admin.describeCluster().nodes().get(10, TimeUnit.SECONDS);
                     return;
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                } catch (ExecutionException | TimeoutException e) {
                     // the controller may still be electing itself
                 }
             }
@@ -164,8 +168,8 @@ public final class LocalKafka implements AutoCloseable {
     /** Kafka's cluster ids are base64url UUIDs without padding. */
     private static String kafkaUuid() {
         UUID u = UUID.randomUUID();
-        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
-        return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+        ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
     }
 
     private static int freePort() throws IOException {
