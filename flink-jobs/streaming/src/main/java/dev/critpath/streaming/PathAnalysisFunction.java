@@ -1,6 +1,8 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.ClockHint;
+import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.trace.ConnectionAssembler;
@@ -23,28 +25,44 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
- * Stage 2, keyed by network path: analyses each finished connection with the path's minimum
- * one-way delays so far (so propagation is the path's, and whatever a connection waited above it
- * is queuing), then keeps the path's minimums up to date with the connection's own. Emits the
- * warehouse rows: profiles on the main output, the other tables on side outputs.
+ * Stage 2, keyed by network path (which includes the sensor pair): analyses each finished
+ * connection with what earlier connections taught about the path: its minimum one-way delays (so
+ * propagation is the path's, and whatever a connection waited above it is queuing) and the
+ * sensors' latest reliable clock offset (for connections that cannot estimate their own). Then
+ * learns from the connection. Emits the warehouse rows: profiles on the main output, the other
+ * tables on side outputs.
  */
 final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedConnection, Tuple2<String, GenericRecord>> {
     static final OutputTag<DeadLetter> FAILED = new OutputTag<>("analysis-failures", TypeInformation.of(DeadLetter.class));
     static final Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> SIDE_TABLES = sideTables();
 
     private transient Analyzer analyzer;
-    private transient ValueState<PathMinimums> minimums;
+    private transient ValueState<PathState> known;
     private transient Counter analysed;
     private transient Counter failures;
 
-    /** The smallest one-way delays any connection on the path showed, µs; -1 while unknown. */
-    public static final class PathMinimums {
+    /** What the path's connections showed so far. */
+    public static final class PathState {
+        /** The smallest one-way delays any connection showed, µs; -1 while unknown. */
         public long owdC2sUs = -1;
         public long owdS2cUs = -1;
+        /** The sensor pair's latest reliable clock offset and its uncertainty, µs. */
+        public boolean offsetKnown;
+        public long offsetUs;
+        public long offsetUncertaintyUs;
 
-        void update(long c2s, long s2c) {
-            owdC2sUs = smaller(owdC2sUs, c2s);
-            owdS2cUs = smaller(owdS2cUs, s2c);
+        void learn(ConnectionProfile p) {
+            owdC2sUs = smaller(owdC2sUs, p.timing.minOwdC2sUs());
+            owdS2cUs = smaller(owdS2cUs, p.timing.minOwdS2cUs());
+            if ("two_point".equals(p.mode) && p.timing.clockOffsetReliable()) { // the latest: clocks drift
+                offsetKnown = true;
+                offsetUs = p.timing.clockOffsetUs();
+                offsetUncertaintyUs = p.timing.clockOffsetUncertaintyUs();
+            }
+        }
+
+        ClockHint clock() {
+            return offsetKnown ? new ClockHint(offsetUs, offsetUncertaintyUs) : null;
         }
 
         private static long smaller(long known, long seen) {
@@ -58,7 +76,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     @Override
     public void open(OpenContext ctx) {
         analyzer = Analyzer.defaults();
-        minimums = getRuntimeContext().getState(new ValueStateDescriptor<>("path-minimums", TypeInformation.of(PathMinimums.class)));
+        known = getRuntimeContext().getState(new ValueStateDescriptor<>("path", TypeInformation.of(PathState.class)));
         var metrics = getRuntimeContext().getMetricGroup().addGroup("critpath");
         analysed = metrics.counter("connections_analysed");
         failures = metrics.counter("analysis_failures");
@@ -70,14 +88,14 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
         for (PacketEvent e : c.events) {
             assembler.add(e);
         }
-        PathMinimums path = minimums.value();
+        PathState path = known.value();
         if (path == null) {
-            path = new PathMinimums();
+            path = new PathState();
         }
         for (ConnectionTrace trace : assembler.connections()) {
             ConnectionResult r;
             try {
-                r = analyzer.analyze(trace.withEventsOverCap(c.eventsOverCap), path.owdC2sUs, path.owdS2cUs);
+                r = analyzer.analyze(trace.withEventsOverCap(c.eventsOverCap), path.owdC2sUs, path.owdS2cUs, path.clock());
             } catch (RuntimeException ex) {
                 // an odd trace must cost one dead letter, never the job
                 failures.inc();
@@ -85,7 +103,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
                         c.events[0].sensor(), trace.communityId(), null));
                 continue;
             }
-            path.update(r.profile().timing.minOwdC2sUs(), r.profile().timing.minOwdS2cUs());
+            path.learn(r.profile());
             analysed.inc();
             String partition = Partition.of(r.profile().startUs).path();
             for (WarehouseTable table : WarehouseTable.values()) {
@@ -99,7 +117,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
                 }
             }
         }
-        minimums.update(path);
+        known.update(path);
     }
 
     private static Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> sideTables() {

@@ -43,6 +43,11 @@ public final class Analyzer {
      * @param pathOwdS2cUs likewise server-to-client
      */
     public ConnectionResult analyze(ConnectionTrace trace, long pathOwdC2sUs, long pathOwdS2cUs) {
+        return analyze(trace, pathOwdC2sUs, pathOwdS2cUs, null);
+    }
+
+    /** @param pairClock the sensors' clock offset from earlier connections, used if this one cannot estimate its own; or null */
+    public ConnectionResult analyze(ConnectionTrace trace, long pathOwdC2sUs, long pathOwdS2cUs, ClockHint pairClock) {
         SensorView.SeqBases bases = new SensorView.SeqBases(trace);
         List<SensorView> views = new ArrayList<>();
         for (SensorCapture c : trace.captures()) {
@@ -50,7 +55,7 @@ public final class Analyzer {
                 views.add(SensorView.build(c, bases, cfg));
             }
         }
-        Timeline tl = Timeline.build(views, cfg);
+        Timeline tl = Timeline.build(views, cfg, pairClock, pathOwdC2sUs, pathOwdS2cUs);
         SenderSim c2s = new SenderSim(tl.txs, true, cfg, segmentSize(bases.smssC2s, tl, true), bases.wscaleServer, bases.sackPermitted);
         SenderSim s2c = new SenderSim(tl.txs, false, cfg, segmentSize(bases.smssS2c, tl, false), bases.wscaleClient, bases.sackPermitted);
         c2s.run();
@@ -106,7 +111,7 @@ public final class Analyzer {
                         tl.mode == Timeline.Mode.CLIENT_SIDE, exchangeProfiles.size()),
                 c2s.stats, s2c.stats,
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clockOffsetUs,
-                        tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable, tl.clockDriftPpm),
+                        tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable, tl.clockOffsetFromPair, tl.clockDriftPpm),
                 quality(tl, views, bases, c2s, s2c, trace.eventsOverCap()),
                 PieBaseline.of(tl));
         ScreenVerdict verdict = screen.evaluate(profile);
@@ -119,7 +124,7 @@ public final class Analyzer {
     public static Map<String, Object> emptyProfileColumns() {
         return new ConnectionProfile("", "", "", 0, "", 0, null, null, "two_point", 0, 0, new CategoryTimes(),
                 new ConnectionProfile.PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
-                new ConnectionProfile.Timing(0, 0, 0, 0, 0, true, 0),
+                new ConnectionProfile.Timing(0, 0, 0, 0, 0, true, false, 0),
                 new ConnectionProfile.Quality(0, 0, 0, 0, 0, 0, false, false, 0), new ConnectionProfile.Pie(0L, 0L, 0L)).columns();
     }
 

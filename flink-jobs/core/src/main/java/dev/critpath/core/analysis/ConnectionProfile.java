@@ -38,7 +38,7 @@ public final class ConnectionProfile {
 
     /** Delays through the sensors and the clock alignment between them. */
     public record Timing(long minRttUs, long minOwdC2sUs, long minOwdS2cUs, long clockOffsetUs,
-                         long clockOffsetUncertaintyUs, boolean clockOffsetReliable, double clockDriftPpm) {
+                         long clockOffsetUncertaintyUs, boolean clockOffsetReliable, boolean clockOffsetFromPair, double clockDriftPpm) {
     }
 
     /** How much the engine had to repair or guess. */
@@ -152,6 +152,7 @@ public final class ConnectionProfile {
         m.put("clock_offset_us", "two_point".equals(mode) ? timing.clockOffsetUs() : null);
         m.put("clock_offset_uncertainty_us", "two_point".equals(mode) ? nullIfNegative(timing.clockOffsetUncertaintyUs()) : null);
         m.put("clock_offset_reliable", timing.clockOffsetReliable());
+        m.put("clock_offset_from_sensor_pair", timing.clockOffsetFromPair());
         m.put("clock_drift_ppm", "two_point".equals(mode) ? timing.clockDriftPpm() : null);
         m.put("out_of_window", quality.outOfWindow());
         m.put("capture_gaps", quality.captureGaps());

@@ -32,8 +32,10 @@ final class Timeline {
     long clockOffsetUs;
     /** Half-width of the interval the offset must lie in whatever the path asymmetry. */
     long clockOffsetUncertaintyUs = -1;
-    /** False when one direction had no packet seen by both sensors: the offset is a guess. */
+    /** False when one direction had no packet seen by both sensors: the offset is a guess or a hint. */
     boolean clockOffsetReliable = true;
+    /** The offset is the sensor pair's from earlier connections, this one could not tell its own. */
+    boolean clockOffsetFromPair;
     /** How fast the server sensor's clock gains on the client sensor's, µs per second (0 when not measurable). */
     double clockDriftPpm;
     /** Client-sensor time at which clockOffsetUs holds exactly; the offset moves by the drift from there. */
@@ -60,7 +62,13 @@ final class Timeline {
         return (mode == Mode.SERVER_SIDE && clientEndpoint) || (mode == Mode.CLIENT_SIDE && !clientEndpoint);
     }
 
-    static Timeline build(List<SensorView> views, AnalysisConfig cfg) {
+    /**
+     * @param pairClock   the sensors' offset from earlier connections, or null
+     * @param pathOwdC2s  the path's minimum client-to-server delay from earlier connections, or -1:
+     *                    stands in when no packet of that direction was seen by both sensors
+     * @param pathOwdS2c  likewise server to client
+     */
+    static Timeline build(List<SensorView> views, AnalysisConfig cfg, ClockHint pairClock, long pathOwdC2s, long pathOwdS2c) {
         if (views.isEmpty()) {
             throw new IllegalArgumentException("a connection needs packets from at least one sensor");
         }
@@ -70,7 +78,7 @@ final class Timeline {
         }
         SensorView client = views.get(0).role == SensorRole.CLIENT ? views.get(0) : views.get(1);
         SensorView server = client == views.get(0) ? views.get(1) : views.get(0);
-        return twoPoint(client, server);
+        return twoPoint(client, server, pairClock, pathOwdC2s, pathOwdS2c);
     }
 
     // ---------------------------------------------------------------- sensor roles
@@ -176,7 +184,7 @@ final class Timeline {
 
     // ---------------------------------------------------------------- two sensors
 
-    private static Timeline twoPoint(SensorView client, SensorView server) {
+    private static Timeline twoPoint(SensorView client, SensorView server, ClockHint pairClock, long pathOwdC2s, long pathOwdS2c) {
         List<Tx> txs = new ArrayList<>(client.pkts.size() + server.pkts.size());
         Matching c2s = Matching.match(client.pkts, server.pkts, true);
         Matching s2c = Matching.match(server.pkts, client.pkts, false);
@@ -188,6 +196,11 @@ final class Timeline {
             tl.clockOffsetUs = Math.floorDiv(minCs - minSc, 2);
             tl.clockOffsetUncertaintyUs = Math.floorDiv(minCs + minSc + 1, 2);
             tl.fitDrift(c2s, s2c);
+        } else if (pairClock != null) {
+            tl.clockOffsetUs = pairClock.offsetUs();
+            tl.clockOffsetUncertaintyUs = pairClock.uncertaintyUs();
+            tl.clockOffsetReliable = false;
+            tl.clockOffsetFromPair = true;
         } else if (minCs != Long.MAX_VALUE) {
             tl.clockOffsetUs = minCs; // one direction only: assume the smallest delay is zero
             tl.clockOffsetReliable = false;
@@ -201,8 +214,8 @@ final class Timeline {
         s2c.weakMatch(tl::serverToClient, true);
         c2s.emit(txs, t -> t, tl::serverToClient);
         s2c.emit(txs, tl::serverToClient, t -> t);
-        tl.minOwdC2s = minObservedOwd(txs, true);
-        tl.minOwdS2c = minObservedOwd(txs, false);
+        tl.minOwdC2s = orElse(minObservedOwd(txs, true), pathOwdC2s);
+        tl.minOwdS2c = orElse(minObservedOwd(txs, false), pathOwdS2c);
         tl.minRttUs = tl.minOwdC2s >= 0 && tl.minOwdS2c >= 0 ? tl.minOwdC2s + tl.minOwdS2c : -1;
         tl.fillGaps();
         tl.finish();
@@ -291,6 +304,10 @@ final class Timeline {
             }
         }
         return min;
+    }
+
+    private static long orElse(long observed, long known) {
+        return observed >= 0 ? observed : known;
     }
 
     private static long minObservedOwd(List<Tx> txs, boolean c2s) {

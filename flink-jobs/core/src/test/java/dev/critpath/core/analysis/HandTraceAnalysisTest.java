@@ -226,7 +226,7 @@ class HandTraceAnalysisTest {
     private static Timeline forwardPass(ConnectionTrace t, AnalysisConfig cfg) {
         SensorView.SeqBases b = new SensorView.SeqBases(t);
         List<SensorView> views = t.captures().stream().map(c -> SensorView.build(c, b, cfg)).toList();
-        Timeline tl = Timeline.build(new java.util.ArrayList<>(views), cfg);
+        Timeline tl = Timeline.build(new java.util.ArrayList<>(views), cfg, null, -1, -1);
         new SenderSim(tl.txs, true, cfg, 1000, b.wscaleServer, b.sackPermitted).run();
         new SenderSim(tl.txs, false, cfg, 1000, b.wscaleClient, b.sackPermitted).run();
         return tl;
