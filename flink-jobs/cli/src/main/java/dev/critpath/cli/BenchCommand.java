@@ -103,6 +103,7 @@ final class BenchCommand implements Callable<Integer> {
         r.run();
         List<Double> t = new ArrayList<>();
         for (int i = 0; i < iterations; i++) {
+            System.gc(); // no run pays for the previous one's garbage (as JMH -gc true)
             long start = System.nanoTime();
             r.run();
             t.add((System.nanoTime() - start) / 1e9);

@@ -97,13 +97,13 @@ public final class Screen {
     /** Where most of the time beyond propagation went, so a verdict says what to look at first. */
     private static String largestShare(ConnectionProfile p) {
         Category top = Category.SERVER;
-        for (Category c : Category.values()) {
+        for (Category c : Category.ALL) {
             if (c != Category.PROPAGATION && c != Category.IDLE && p.times.get(c) > p.times.get(top)) {
                 top = c;
             }
         }
-        return String.format(java.util.Locale.ROOT, "most time beyond propagation: %s %.1f ms (%.0f%% of %.1f ms)", top.key().replace('_', ' '),
-                p.times.get(top) / 1000.0, 100.0 * p.times.get(top) / Math.max(1, p.durationUs()), p.durationUs() / 1000.0);
+        return "most time beyond propagation: " + top.key().replace('_', ' ') + " " + BuiltinRules.ms(p.times.get(top)) + " ("
+                + Math.round(100.0 * p.times.get(top) / Math.max(1, p.durationUs())) + "% of " + BuiltinRules.ms(p.durationUs()) + ")";
     }
 
     public ScreenVerdict evaluate(ConnectionProfile p) {
