@@ -1,5 +1,8 @@
 package dev.critpath.streaming;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+
 /**
  * Input the job could not use, with the reason: a row of the `dead_letters` table.
  *
@@ -10,6 +13,18 @@ package dev.critpath.streaming;
  */
 public record DeadLetter(long tsUs, String reason, String detail, String sensor, String source, String raw) {
     public static final int MAX_RAW = 4096;
+
+    /** The row of the dead_letters table. */
+    public Map<String, Object> columns() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("ts_us", tsUs);
+        m.put("reason", reason);
+        m.put("detail", detail);
+        m.put("sensor", sensor);
+        m.put("source", source);
+        m.put("raw", raw);
+        return m;
+    }
 
     public static String cut(String raw) {
         return raw == null || raw.length() <= MAX_RAW ? raw : raw.substring(0, MAX_RAW);

@@ -1,8 +1,8 @@
 package dev.critpath.streaming;
 
+import dev.critpath.warehouse.AvroRows;
 import dev.critpath.warehouse.Partition;
 import dev.critpath.warehouse.WarehouseTable;
-import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.java.tuple.Tuple2;
@@ -11,13 +11,6 @@ import org.apache.flink.api.java.tuple.Tuple2;
 final class DeadLetterRows implements MapFunction<DeadLetter, Tuple2<String, GenericRecord>> {
     @Override
     public Tuple2<String, GenericRecord> map(DeadLetter d) {
-        GenericRecord r = new GenericData.Record(WarehouseTable.DEAD_LETTERS.schema());
-        r.put("ts_us", d.tsUs());
-        r.put("reason", d.reason());
-        r.put("detail", d.detail());
-        r.put("sensor", d.sensor());
-        r.put("source", d.source());
-        r.put("raw", d.raw());
-        return Tuple2.of(Partition.of(d.tsUs()).path(), r);
+        return Tuple2.of(Partition.of(d.tsUs()).path(), AvroRows.toRecord(WarehouseTable.DEAD_LETTERS.schema(), d.columns()));
     }
 }

@@ -44,23 +44,12 @@ public final class ConnectionAssembler {
             List<List<Instance>> perSensor = new ArrayList<>();
             for (Map.Entry<String, List<PacketEvent>> s : flow.getValue().entrySet()) {
                 List<PacketEvent> pkts = new ArrayList<>(s.getValue());
-                if (!inCaptureOrder(pkts)) { // they nearly always are: skip the comparator chain
-                    pkts.sort(PacketEvent.CAPTURE_ORDER);
-                }
+                pkts.sort(PacketEvent.CAPTURE_ORDER);
                 perSensor.add(split(s.getKey(), pkts));
             }
             out.addAll(pair(flow.getKey(), perSensor));
         }
         return out;
-    }
-
-    private static boolean inCaptureOrder(List<PacketEvent> pkts) {
-        for (int i = 1; i < pkts.size(); i++) {
-            if (PacketEvent.CAPTURE_ORDER.compare(pkts.get(i - 1), pkts.get(i)) > 0) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** One sensor's packets of one flow cut into connection instances. */
