@@ -48,6 +48,12 @@ final class StreamOptions {
     @Option(names = "--idle-timeout-s", paramLabel = "S", description = "Quiet time after which an open connection is analysed as it stands (default: ${DEFAULT-VALUE}).", defaultValue = "120")
     long idleTimeoutS;
 
+    @Option(names = "--segment-after-s", paramLabel = "S", description = "Connections open longer than this, or holding half the per-connection cap, are written piece by piece: each time one goes quiet with everything acknowledged, its finished exchanges and path are written and its packets dropped (default: ${DEFAULT-VALUE}).", defaultValue = "60")
+    long segmentAfterS;
+
+    @Option(names = "--segment-quiet-ms", paramLabel = "MS", description = "How long a long-lived connection must be quiet before it is cut (default: ${DEFAULT-VALUE}).", defaultValue = "1000")
+    long segmentQuietMs;
+
     @Option(names = "--max-events-per-connection", paramLabel = "N", description = "Events kept per connection; beyond it they are counted and the connection flagged (default: ${DEFAULT-VALUE}).", defaultValue = "200000")
     int maxEvents;
 
@@ -62,7 +68,7 @@ final class StreamOptions {
         }
         return new StreamConfig(bootstrapServers, topics, groupId, warehouseUri, bounded, Duration.ofMillis(outOfOrdernessMs), D.idleness(),
                 D.alignmentMaxDrift(), Duration.ofSeconds(allowedLatenessS), Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
-                maxEvents, D.maxFutureSkew(), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
+                new StreamConfig.Segments(Duration.ofSeconds(segmentAfterS), Duration.ofMillis(segmentQuietMs)), maxEvents, D.maxFutureSkew(), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
                 stateBackend, parallelism);
     }
 

@@ -4,6 +4,7 @@ import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionSegments;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
 import java.util.ArrayList;
@@ -30,6 +31,12 @@ import org.apache.flink.util.OutputTag;
  * watermark) at arrival: a connection is finalised only after the watermark itself has moved on by
  * the grace period since its last event from any sensor.
  *
+ * <p>Long-lived connections. Once a connection has been open for {@code segments.after}, or holds
+ * half the cap, each quiet period (no event from any sensor for {@code segments.quiet}, so with
+ * sensor clocks s apart the connection must idle for s more) after which everything was
+ * acknowledged cuts it once the watermark has passed: what came before goes on as a segment and
+ * only the restarted handshake stays (see ConnectionSegments).
+ *
  * <p>Floods. At most {@code maxEventsPerConnection} events are kept per flow; the rest are counted
  * and the connection is flagged. Half-open flows (no answer, no payload) are not analysed: they
  * become one dead letter each. State TTL is a safety net behind the event-time timers.
@@ -44,6 +51,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
     private transient Counter cappedEvents;
     private transient Counter halfOpen;
     private transient Counter connections;
+    private transient Counter segmentsCut;
 
     ConnectionAssemblyFunction(StreamConfig cfg) {
         this.cfg = cfg;
@@ -60,6 +68,13 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         /** After finalising: until when stragglers of the finished instance count as late. */
         public long tombstoneUntilMs = Long.MIN_VALUE;
         public long tombstoneClientIsn = -1;
+        /** Long-lived connections: when the current instance began, when to try a cut, segments cut so far. */
+        public long firstActivityMs = Long.MIN_VALUE;
+        public long cutDueMs = Long.MIN_VALUE;
+        public int segments;
+        /** After a cut: the path key, and how many buffered events are the restarted handshake. */
+        public String pathKey;
+        public int restartEvents;
     }
 
     @Override
@@ -77,6 +92,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         cappedEvents = metrics.counter("events_over_cap");
         halfOpen = metrics.counter("half_open_connections");
         connections = metrics.counter("connections_finalised");
+        segmentsCut = metrics.counter("segments_cut");
     }
 
     @Override
@@ -91,7 +107,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
                 return;
             }
             s = new FlowState();
-        } else if (s.bufferedCount == 0 && s.tombstoneUntilMs != Long.MIN_VALUE) {
+        } else if (s.bufferedCount == 0 && s.segments == 0 && s.tombstoneUntilMs != Long.MIN_VALUE) {
             if (!(freshSyn && e.seq() != s.tombstoneClientIsn)) {
                 late(e, ctx, "its connection was already analysed");
                 return;
@@ -107,13 +123,16 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         }
         s.closing |= e.hasFlag(TcpFlags.FIN) || e.hasFlag(TcpFlags.RST);
         s.lastActivityMs = Math.max(s.lastActivityMs, wm == Long.MIN_VALUE ? tsMs : Math.max(tsMs, wm));
+        s.firstActivityMs = s.firstActivityMs == Long.MIN_VALUE ? s.lastActivityMs : s.firstActivityMs;
         s.dueMs = s.lastActivityMs + (s.closing ? cfg.closeGrace() : cfg.idleTimeout()).toMillis();
-        // one timer per flow: later due times move it when it fires, an earlier one (a FIN) moves it now
-        if (s.timerMs == Long.MIN_VALUE || s.dueMs < s.timerMs) {
+        s.cutDueMs = !s.closing && longLived(s) ? s.lastActivityMs + cfg.segments().quiet().toMillis() : Long.MIN_VALUE;
+        // one timer per flow: later due times move it when it fires, an earlier one (a FIN, a cut) moves it now
+        long wake = nextWake(s);
+        if (s.timerMs == Long.MIN_VALUE || wake < s.timerMs) {
             if (s.timerMs != Long.MIN_VALUE) {
                 ctx.timerService().deleteEventTimeTimer(s.timerMs);
             }
-            s.timerMs = s.dueMs;
+            s.timerMs = wake;
             ctx.timerService().registerEventTimeTimer(s.timerMs);
         }
         flow.update(s);
@@ -125,29 +144,87 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         if (s == null) {
             return;
         }
-        if (s.bufferedCount == 0) { // the tombstone's own timer: forget the flow
+        if (s.bufferedCount == 0 && s.segments == 0) { // the tombstone's own timer: forget the flow
             flow.clear();
             return;
         }
-        if (s.dueMs > timestamp) { // more events came: one timer per flow, moved lazily
-            s.timerMs = s.dueMs;
-            ctx.timerService().registerEventTimeTimer(s.timerMs);
-            flow.update(s);
+        if (s.dueMs <= timestamp) {
+            finalise(timestamp, s, ctx, out);
             return;
         }
+        if (!s.closing && longLived(s)) {
+            cut(s, ctx.timerService().currentWatermark(), ctx, out);
+        }
+        if (s.cutDueMs <= timestamp) {
+            s.cutDueMs = Long.MIN_VALUE; // until more events come
+        }
+        s.timerMs = nextWake(s); // more events came: one timer per flow, moved lazily
+        ctx.timerService().registerEventTimeTimer(s.timerMs);
+        flow.update(s);
+    }
+
+    private boolean longLived(FlowState s) {
+        return s.lastActivityMs - s.firstActivityMs >= cfg.segments().after().toMillis()
+                || s.bufferedCount >= cfg.maxEventsPerConnection() / 2;
+    }
+
+    private static long nextWake(FlowState s) {
+        return s.cutDueMs == Long.MIN_VALUE ? s.dueMs : Math.min(s.dueMs, s.cutDueMs);
+    }
+
+    /**
+     * A long-lived connection that went quiet: hand on what came before the latest quiet period
+     * the watermark has passed, keep only the restarted handshake and what came after.
+     */
+    private void cut(FlowState s, long watermarkMs, OnTimerContext ctx, Collector<FinishedConnection> out) throws Exception {
+        List<PacketEvent> held = new ArrayList<>(s.bufferedCount);
+        buffered.get().forEach(held::add);
+        held.sort(PacketEvent.CAPTURE_ORDER);
+        int n = ConnectionSegments.cutPoint(held, cfg.segments().quiet().toNanos() / 1000, watermarkMs * 1000);
+        if (n == 0) {
+            return;
+        }
+        List<PacketEvent> done = held.subList(0, n);
+        ConnectionAssembler assembler = new ConnectionAssembler();
+        done.forEach(assembler::add);
+        List<ConnectionTrace> traces = assembler.connections();
+        if (traces.size() != 1) {
+            return; // a new connection on the same port pair: wait for the end
+        }
+        s.pathKey = PathKey.of(traces.get(0), cfg.clientPrefixV4(), cfg.clientPrefixV6());
+        out.collect(new FinishedConnection(s.pathKey, done.toArray(PacketEvent[]::new), s.overCap, ctx.getCurrentKey(), s.segments++, false));
+        segmentsCut.inc();
+        List<PacketEvent> kept = new ArrayList<>(ConnectionSegments.restartedHandshake(done));
+        s.restartEvents = kept.size();
+        kept.addAll(held.subList(n, held.size()));
+        buffered.update(kept);
+        s.bufferedCount = kept.size();
+        s.overCap = 0;
+    }
+
+    private void finalise(long timestamp, FlowState s, OnTimerContext ctx, Collector<FinishedConnection> out) throws Exception {
         ConnectionAssembler assembler = new ConnectionAssembler();
         for (PacketEvent e : buffered.get()) {
             assembler.add(e);
         }
+        List<ConnectionTrace> traces = assembler.connections();
         long lastIsn = -1;
-        for (ConnectionTrace t : assembler.connections()) {
-            lastIsn = clientIsn(t, lastIsn);
-            emit(t, s.overCap, ctx, out);
+        for (int i = 0; i < traces.size(); i++) {
+            lastIsn = clientIsn(traces.get(i), lastIsn);
+            emit(traces.get(i), s, i == 0 && s.segments > 0, ctx, out);
+        }
+        if (traces.isEmpty() && s.segments > 0) { // cut mid-stream, nothing since
+            out.collect(new FinishedConnection(s.pathKey, new PacketEvent[0], 0, ctx.getCurrentKey(), s.segments, true));
         }
         buffered.clear();
         s.bufferedCount = 0;
         s.overCap = 0;
         s.closing = false;
+        s.firstActivityMs = Long.MIN_VALUE;
+        s.cutDueMs = Long.MIN_VALUE;
+        s.segments = 0;
+        s.restartEvents = 0;
+        s.pathKey = null;
         s.tombstoneClientIsn = lastIsn;
         s.tombstoneUntilMs = timestamp + cfg.allowedLateness().toMillis();
         s.timerMs = s.tombstoneUntilMs;
@@ -155,7 +232,8 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         flow.update(s);
     }
 
-    private void emit(ConnectionTrace t, long overCap, OnTimerContext ctx, Collector<FinishedConnection> out) {
+    /** @param lastSegment the trace ends a connection cut into segments before */
+    private void emit(ConnectionTrace t, FlowState s, boolean lastSegment, OnTimerContext ctx, Collector<FinishedConnection> out) {
         List<PacketEvent> events = new ArrayList<>(t.packetCount());
         boolean answered = false;
         boolean payload = false;
@@ -166,7 +244,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
                 payload |= e.len() > 0;
             }
         }
-        if (!answered && !payload) {
+        if (!lastSegment && !answered && !payload) {
             halfOpen.inc();
             PacketEvent first = events.get(0);
             ctx.output(REJECTED, new DeadLetter(first.tsUs(), "half_open_connection",
@@ -175,8 +253,14 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
             return;
         }
         connections.inc();
-        out.collect(new FinishedConnection(PathKey.of(t, cfg.clientPrefixV4(), cfg.clientPrefixV6()),
-                events.toArray(PacketEvent[]::new), overCap));
+        if (!lastSegment) {
+            out.collect(new FinishedConnection(PathKey.of(t, cfg.clientPrefixV4(), cfg.clientPrefixV6()),
+                    events.toArray(PacketEvent[]::new), s.overCap, ctx.getCurrentKey(), 0, true));
+        } else {
+            boolean nothingNew = events.size() == s.restartEvents;
+            out.collect(new FinishedConnection(s.pathKey, nothingNew ? new PacketEvent[0] : events.toArray(PacketEvent[]::new),
+                    s.overCap, ctx.getCurrentKey(), s.segments, true));
+        }
     }
 
     private void late(PacketEvent e, Context ctx, String why) {

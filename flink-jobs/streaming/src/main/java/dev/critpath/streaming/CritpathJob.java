@@ -31,6 +31,9 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * </pre>
  */
 public final class CritpathJob {
+    /** Event time the watermark moves by between periodic ticks (see SensorWatermarks). */
+    private static final long WATERMARK_STEP_MS = 100;
+
     private final StreamConfig cfg;
 
     public CritpathJob(StreamConfig cfg) {
@@ -60,8 +63,8 @@ public final class CritpathJob {
             env.setParallelism(cfg.parallelism());
         }
         KafkaSource<Incoming> source = kafkaSource();
-        // dead letters carry no event time: they must not move the watermark
-        WatermarkStrategy<Incoming> time = WatermarkStrategy.<Incoming>forBoundedOutOfOrderness(cfg.outOfOrderness())
+        long outOfOrderness = cfg.outOfOrderness().toMillis();
+        WatermarkStrategy<Incoming> time = WatermarkStrategy.<Incoming>forGenerator(ctx -> new SensorWatermarks(outOfOrderness, WATERMARK_STEP_MS))
                 .withTimestampAssigner((in, kafkaTs) -> in.event != null ? Math.floorDiv(in.event.tsUs(), 1000) : Long.MIN_VALUE)
                 .withIdleness(cfg.idleness())
                 .withWatermarkAlignment("critpath-sensors", cfg.alignmentMaxDrift(), Duration.ofSeconds(1));

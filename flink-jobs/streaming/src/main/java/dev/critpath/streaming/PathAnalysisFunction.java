@@ -4,24 +4,33 @@ import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ClockHint;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.SegmentedConnection;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.warehouse.AvroRows;
 import dev.critpath.warehouse.Partition;
 import dev.critpath.warehouse.WarehouseTable;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.InstantiationUtil;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -30,14 +39,22 @@ import org.apache.flink.util.OutputTag;
  * propagation is the path's, and whatever a connection waited above it is queuing) and the
  * sensors' latest reliable clock offset (for connections that cannot estimate their own). Then
  * learns from the connection. Emits the warehouse rows: profiles on the main output, the other
- * tables on side outputs.
+ * tables on side outputs. Segments of a long-lived connection are analysed as they come, each from
+ * where the one before ended; a segment's rows land in the partition of its own start, the
+ * profile in that of the connection's.
  */
 final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedConnection, Tuple2<String, GenericRecord>> {
     static final OutputTag<DeadLetter> FAILED = new OutputTag<>("analysis-failures", TypeInformation.of(DeadLetter.class));
     static final Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> SIDE_TABLES = sideTables();
 
     private transient Analyzer analyzer;
+    /** A segment's rows; the whole connection's profile and verdict (and its last exchange) come with the last. */
+    private static final WarehouseTable[] SEGMENT_TABLES = {WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH};
+    private static final WarehouseTable[] FINISH_TABLES = {WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.SCREENING};
+
     private transient ValueState<PathState> known;
+    /** Long-lived connections between segments, by flow; Java-serialised, since the core's records are no Flink POJOs. */
+    private transient MapState<String, byte[]> segmented;
     private transient Counter analysed;
     private transient Counter failures;
 
@@ -77,6 +94,9 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     public void open(OpenContext ctx) {
         analyzer = Analyzer.defaults();
         known = getRuntimeContext().getState(new ValueStateDescriptor<>("path", TypeInformation.of(PathState.class)));
+        MapStateDescriptor<String, byte[]> open = new MapStateDescriptor<>("segmented", Types.STRING, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
+        open.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofDays(7)).cleanupFullSnapshot().build()); // behind the stage-1 timers
+        segmented = getRuntimeContext().getMapState(open);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("critpath");
         analysed = metrics.counter("connections_analysed");
         failures = metrics.counter("analysis_failures");
@@ -84,40 +104,80 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
 
     @Override
     public void processElement(FinishedConnection c, Context ctx, Collector<Tuple2<String, GenericRecord>> out) throws Exception {
+        PathState path = known.value() != null ? known.value() : new PathState();
+        if (c.whole()) {
+            for (ConnectionTrace trace : traces(c)) {
+                ConnectionResult r = analyse(c, trace, ctx, () -> analyzer.analyze(trace.withEventsOverCap(c.eventsOverCap),
+                        path.owdC2sUs, path.owdS2cUs, path.clock()));
+                if (r != null) {
+                    path.learn(r.profile());
+                    analysed.inc();
+                    write(r, WarehouseTable.values(), Partition.of(r.profile().startUs).path(), ctx, out);
+                }
+            }
+        } else {
+            segment(c, path, ctx, out);
+        }
+        known.update(path);
+    }
+
+    /** One segment of a long-lived connection: its path and finished exchanges now, the profile with the last. */
+    private void segment(FinishedConnection c, PathState path, Context ctx, Collector<Tuple2<String, GenericRecord>> out) throws Exception {
+        byte[] kept = c.segment == 0 ? null : segmented.get(c.flow);
+        SegmentedConnection conn = kept == null ? new SegmentedConnection()
+                : InstantiationUtil.deserializeObject(kept, SegmentedConnection.class.getClassLoader());
+        for (ConnectionTrace trace : traces(c)) {
+            ConnectionResult r = analyse(c, trace, ctx, () -> conn.add(analyzer, trace.withEventsOverCap(c.eventsOverCap),
+                    path.owdC2sUs, path.owdS2cUs, path.clock()));
+            if (r != null) {
+                path.learn(r.profile());
+                write(r, SEGMENT_TABLES, Partition.of(r.profile().startUs).path(), ctx, out);
+            }
+        }
+        if (!c.last) {
+            segmented.put(c.flow, InstantiationUtil.serializeObject(conn));
+            return;
+        }
+        segmented.remove(c.flow);
+        if (!conn.isEmpty()) {
+            ConnectionResult whole = conn.finish(analyzer);
+            analysed.inc();
+            write(whole, FINISH_TABLES, Partition.of(whole.profile().startUs).path(), ctx, out);
+        }
+    }
+
+    private static List<ConnectionTrace> traces(FinishedConnection c) {
         ConnectionAssembler assembler = new ConnectionAssembler();
         for (PacketEvent e : c.events) {
             assembler.add(e);
         }
-        PathState path = known.value();
-        if (path == null) {
-            path = new PathState();
+        return assembler.connections();
+    }
+
+    /** The analysis, or null and a dead letter: an odd trace must cost one dead letter, never the job. */
+    private ConnectionResult analyse(FinishedConnection c, ConnectionTrace trace, Context ctx, Supplier<ConnectionResult> analysis) {
+        try {
+            return analysis.get();
+        } catch (RuntimeException ex) {
+            failures.inc();
+            ctx.output(FAILED, new DeadLetter(c.events[0].tsUs(), "analysis_failed", String.valueOf(ex),
+                    c.events[0].sensor(), trace.communityId(), null));
+            return null;
         }
-        for (ConnectionTrace trace : assembler.connections()) {
-            ConnectionResult r;
-            try {
-                r = analyzer.analyze(trace.withEventsOverCap(c.eventsOverCap), path.owdC2sUs, path.owdS2cUs, path.clock());
-            } catch (RuntimeException ex) {
-                // an odd trace must cost one dead letter, never the job
-                failures.inc();
-                ctx.output(FAILED, new DeadLetter(c.events[0].tsUs(), "analysis_failed", String.valueOf(ex),
-                        c.events[0].sensor(), trace.communityId(), null));
-                continue;
-            }
-            path.learn(r.profile());
-            analysed.inc();
-            String partition = Partition.of(r.profile().startUs).path();
-            for (WarehouseTable table : WarehouseTable.values()) {
-                for (Map<String, Object> row : table.rows(r)) {
-                    Tuple2<String, GenericRecord> t = Tuple2.of(partition, AvroRows.toRecord(table.schema(), row));
-                    if (table == WarehouseTable.PROFILES) {
-                        out.collect(t);
-                    } else {
-                        ctx.output(SIDE_TABLES.get(table), t);
-                    }
+    }
+
+    private static void write(ConnectionResult r, WarehouseTable[] tables, String partition, Context ctx,
+            Collector<Tuple2<String, GenericRecord>> out) {
+        for (WarehouseTable table : tables) {
+            for (Map<String, Object> row : table.rows(r)) {
+                Tuple2<String, GenericRecord> t = Tuple2.of(partition, AvroRows.toRecord(table.schema(), row));
+                if (table == WarehouseTable.PROFILES) {
+                    out.collect(t);
+                } else {
+                    ctx.output(SIDE_TABLES.get(table), t);
                 }
             }
         }
-        known.update(path);
     }
 
     private static Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> sideTables() {

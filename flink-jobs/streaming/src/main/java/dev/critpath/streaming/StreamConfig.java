@@ -14,6 +14,7 @@ import java.util.List;
  *                         held, are late; must exceed the sensors' clock offsets
  * @param closeGrace       quiet time after FIN/RST before a connection is analysed
  * @param idleTimeout      quiet time after which an open connection is analysed as it stands
+ * @param segments         when long-lived connections are analysed and written piece by piece
  * @param maxEventsPerConnection events buffered per flow; beyond it they are counted, not kept
  * @param maxFutureSkew    events stamped this far ahead of the wall clock are dead letters (a
  *                         sensor clock years off would otherwise push the watermark past everyone)
@@ -30,6 +31,7 @@ public record StreamConfig(
         Duration allowedLateness,
         Duration closeGrace,
         Duration idleTimeout,
+        Segments segments,
         int maxEventsPerConnection,
         Duration maxFutureSkew,
         int clientPrefixV4,
@@ -41,40 +43,54 @@ public record StreamConfig(
 
     public static final List<String> DEFAULT_TOPICS = List.of("critpath-packets");
 
+    /**
+     * A connection open longer than {@code after}, or holding half the per-connection cap, is cut
+     * into segments (see ConnectionSegments) whenever it has been quiet for {@code quiet} with
+     * everything acknowledged: the segment's arcs and exchanges are written and its packets dropped.
+     */
+    public record Segments(Duration after, Duration quiet) implements Serializable {
+    }
+
     public static StreamConfig defaults(String bootstrapServers, String warehouse) {
         return new StreamConfig(bootstrapServers, DEFAULT_TOPICS, "critpath", warehouse, false,
                 Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(60),
-                Duration.ofSeconds(5), Duration.ofSeconds(120), 200_000, Duration.ofHours(1), 24, 48,
+                Duration.ofSeconds(5), Duration.ofSeconds(120), new Segments(Duration.ofSeconds(60), Duration.ofSeconds(1)), 200_000, Duration.ofHours(1), 24, 48,
                 Duration.ofSeconds(10), null, "hashmap", 1);
     }
 
     public StreamConfig withBounded(boolean b) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, b, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withCheckpointing(Duration interval, String dir) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
                 interval, dir, stateBackend, parallelism);
     }
 
     public StreamConfig withTopic(String topic, String group) {
         return new StreamConfig(bootstrapServers, List.of(topic), group, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withParallelism(int n) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, n);
+    }
+
+    public StreamConfig withSegments(Segments seg) {
+        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, seg, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withMaxEventsPerConnection(int max) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, max, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, max, maxFutureSkew, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
@@ -98,6 +114,9 @@ public record StreamConfig(
         }
         if (!stateBackend.equals("hashmap") && !stateBackend.equals("rocksdb")) {
             p.add("state backend must be hashmap or rocksdb, not " + stateBackend);
+        }
+        if (segments.quiet().compareTo(idleTimeout) >= 0 || segments.quiet().isNegative() || segments.quiet().isZero()) {
+            p.add("the quiet time before a long-lived connection is cut must be positive and shorter than the idle timeout");
         }
         if (allowedLateness.compareTo(outOfOrderness) < 0) {
             p.add("allowed lateness must be at least the out-of-orderness bound");

@@ -48,6 +48,15 @@ public final class Analyzer {
 
     /** @param pairClock the sensors' clock offset from earlier connections, used if this one cannot estimate its own; or null */
     public ConnectionResult analyze(ConnectionTrace trace, long pathOwdC2sUs, long pathOwdS2cUs, ClockHint pairClock) {
+        return analyze(trace, SegmentStart.WHOLE, pathOwdC2sUs, pathOwdS2cUs, pairClock);
+    }
+
+    /**
+     * One segment of a long-lived connection (see {@link SegmentedConnection}): the trace holds the
+     * connection's handshake restarted just before the segment's packets; times, arcs, exchanges
+     * and counts cover only what happened from {@code start.fromUs()} on.
+     */
+    public ConnectionResult analyze(ConnectionTrace trace, SegmentStart start, long pathOwdC2sUs, long pathOwdS2cUs, ClockHint pairClock) {
         SensorView.SeqBases bases = new SensorView.SeqBases(trace);
         List<SensorView> views = new ArrayList<>();
         for (SensorCapture c : trace.captures()) {
@@ -66,20 +75,28 @@ public final class Analyzer {
 
         long owdC2s = baseline(tl.minOwdC2s, pathOwdC2sUs);
         long owdS2c = baseline(tl.minOwdS2c, pathOwdS2cUs);
-        String uid = trace.communityId() + "/" + Long.toHexString(bases.clientBase);
+        String uid = start.connUid() != null ? start.connUid() : trace.communityId() + "/" + Long.toHexString(bases.clientBase);
+        boolean segment = start.fromUs() > cp.startUs;
+        long spanStartUs = segment ? Math.min(start.fromUs(), cp.endUs) : cp.startUs;
         List<PathArc> arcs = new ArrayList<>(cp.arcs.size());
         CategoryTimes total = new CategoryTimes();
         long maxServerArc = 0;
         Set<Integer> pathPackets = new HashSet<>();
         int rounds = 0;
         for (CriticalPath.Arc a : cp.arcs) {
-            PathArc pa = categorise(arcs.size(), a, cp, tl, owdC2s, owdS2c);
+            if (segment && a.toUs() <= spanStartUs) {
+                continue; // an earlier segment's, or the restarted handshake
+            }
+            PathArc pa = categorise(start.arcIndex() + arcs.size(), a, cp, tl, owdC2s, owdS2c);
+            if (a.fromUs() < spanStartUs) {
+                pa = clippedFrom(pa, spanStartUs);
+            }
             arcs.add(pa);
             total.addAll(pa.times());
             if (pa.kind() == PathArc.Kind.HOST && pa.category() == Category.SERVER) {
                 maxServerArc = Math.max(maxServerArc, pa.durationUs());
             }
-            if (a.from() >= 0) {
+            if (a.from() >= 0 && a.fromUs() >= spanStartUs) {
                 pathPackets.add(a.from() >> 1);
             }
             pathPackets.add(a.to() >> 1);
@@ -87,24 +104,29 @@ public final class Analyzer {
                 rounds++;
             }
         }
-        if (total.total() != cp.endUs - cp.startUs) {
-            throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - cp.startUs) + " us connection");
+        if (total.total() != cp.endUs - spanStartUs) {
+            throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - spanStartUs) + " us connection");
         }
         List<Exchange> exchanges = Exchange.detect(tl);
+        exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
         List<ExchangeProfile> exchangeProfiles = new ArrayList<>();
-        long prevEnd = cp.startUs;
-        for (int i = 0; i < exchanges.size(); i++) {
-            Exchange x = exchanges.get(i);
-            long start = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
-            CategoryTimes within = clip(arcs, start, x.responseLastArr);
-            exchangeProfiles.add(new ExchangeProfile(uid, i, start, x.responseLastArr, x.requestBytes, x.responseBytes,
-                    x.serverThink(tl), tl.mode == Timeline.Mode.CLIENT_SIDE, x.firstByte(), within));
+        long prevEnd = spanStartUs;
+        for (Exchange x : exchanges) {
+            long from = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
+            CategoryTimes within = clip(arcs, from, x.responseLastArr);
+            exchangeProfiles.add(new ExchangeProfile(uid, exchangeProfiles.size(), from, x.responseLastArr,
+                    x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == Timeline.Mode.CLIENT_SIDE, x.firstByte(), within));
             prevEnd = x.responseLastArr;
+        }
+        if (segment) {
+            // the restarted handshake was counted by the segment before
+            c2s.stats.packets -= packetsBefore(tl, true, spanStartUs);
+            s2c.stats.packets -= packetsBefore(tl, false, spanStartUs);
         }
         ConnectionProfile profile = new ConnectionProfile(uid, trace.communityId(), trace.clientAddr(), trace.clientPort(),
                 trace.serverAddr(), trace.serverPort(),
                 tl.clientView != null ? tl.clientView.sensor : null, tl.serverView != null ? tl.serverView.sensor : null,
-                tl.mode.wireName(), cp.startUs, cp.endUs, total,
+                tl.mode.wireName(), spanStartUs, cp.endUs, total,
                 new ConnectionProfile.PathSummary(pathPackets.size(), rounds, arcs.size(), maxServerArc, handshake(tl),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).firstByteUs(),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).serverThinkUs(),
@@ -113,11 +135,16 @@ public final class Analyzer {
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clockOffsetUs,
                         tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable, tl.clockOffsetFromPair, tl.clockDriftPpm),
                 quality(tl, views, bases, c2s, s2c, trace.eventsOverCap()),
-                PieBaseline.of(tl));
+                PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE));
+        return new ConnectionResult(profile, exchangeProfiles, arcs, screen(profile));
+    }
+
+    /** The screen's verdict, also written into the profile. */
+    ScreenVerdict screen(ConnectionProfile profile) {
         ScreenVerdict verdict = screen.evaluate(profile);
         profile.boring = verdict.boring();
         profile.screenVerdict = String.join(",", verdict.failedRules());
-        return new ConnectionResult(profile, exchangeProfiles, arcs, verdict);
+        return verdict;
     }
 
     /** Column names and types of a profile row, for configuration checks and schema tests. */
@@ -209,6 +236,13 @@ public final class Analyzer {
 
     private PathArc categorise(int index, CriticalPath.Arc a, CriticalPath cp, Timeline tl, long owdC2s, long owdS2c) {
         CategoryTimes ct = arcTimes(a, cp, tl, owdC2s, owdS2c);
+        Tx child = cp.tx(a.to());
+        String endpoint = a.kind() == PathArc.Kind.NETWORK ? (child.c2s() ? "server" : "client") : cp.endpointOf(a.to());
+        return new PathArc(index, a.fromUs(), a.toUs(), a.kind(), largest(ct), ct, endpoint, child.c2s(), TcpFlags.letters(child.p.flags),
+                child.seq(), child.p.len, cp.estimated(a.from()) || cp.estimated(a.to()));
+    }
+
+    private static Category largest(CategoryTimes ct) {
         Category main = Category.UNKNOWN;
         long best = -1;
         for (Category c : Category.ALL) {
@@ -217,17 +251,31 @@ public final class Analyzer {
                 main = c;
             }
         }
-        Tx child = cp.tx(a.to());
-        String endpoint = a.kind() == PathArc.Kind.NETWORK ? (child.c2s() ? "server" : "client") : cp.endpointOf(a.to());
-        return new PathArc(index, a.fromUs(), a.toUs(), a.kind(), main, ct, endpoint, child.c2s(), TcpFlags.letters(child.p.flags),
-                child.seq(), child.p.len, cp.estimated(a.from()) || cp.estimated(a.to()));
+        return main;
+    }
+
+    /** The part of an arc from {@code fromUs} on: a segment starts inside the wait before its first packet. */
+    private static PathArc clippedFrom(PathArc a, long fromUs) {
+        CategoryTimes ct = clip(List.of(a), fromUs, a.toUs());
+        return new PathArc(a.index(), fromUs, a.toUs(), a.kind(), largest(ct), ct, a.endpoint(), a.c2s(), a.flags(), a.seq(), a.len(), a.estimated());
+    }
+
+    /** Packets of one direction the sender simulation counted that left before {@code us}. */
+    private static long packetsBefore(Timeline tl, boolean c2s, long us) {
+        long n = 0;
+        for (Tx t : tl.txs) {
+            if (t.c2s() == c2s && t.dep != Tx.NONE && t.dep < us) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**
      * The categories of the part of the path inside [from, to]. Within a network arc propagation
      * comes first, then queuing, so clipping stays in whole microseconds.
      */
-    private static CategoryTimes clip(List<PathArc> arcs, long from, long to) {
+    static CategoryTimes clip(List<PathArc> arcs, long from, long to) {
         CategoryTimes out = new CategoryTimes();
         for (PathArc a : arcs) {
             long lo = Math.max(a.fromUs(), from);

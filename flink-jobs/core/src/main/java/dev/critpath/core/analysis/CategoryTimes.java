@@ -3,7 +3,7 @@ package dev.critpath.core.analysis;
 import java.util.Arrays;
 
 /** Microseconds per category; the parts of a profile that must add up to its duration. */
-public final class CategoryTimes {
+public final class CategoryTimes implements java.io.Serializable {
     private final long[] us = new long[Category.ALL.size()];
 
     public long get(Category c) {

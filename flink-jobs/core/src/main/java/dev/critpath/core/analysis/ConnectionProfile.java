@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis;
 
+import java.io.Serializable;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -7,7 +8,7 @@ import java.util.Map;
  * Where one connection's time went, as the client saw it, with the counts behind it. {@link #columns()}
  * is the row of the warehouse's `profiles` table (schemas/profiles.avsc, documented in schemas/README.md).
  */
-public final class ConnectionProfile {
+public final class ConnectionProfile implements Serializable {
     public final String connUid;
     public final String communityId;
     public final String clientAddr;
@@ -33,21 +34,21 @@ public final class ConnectionProfile {
 
     /** The critical path's shape. */
     public record PathSummary(int packets, int rounds, int arcs, long maxServerArcUs, long handshakeUs, long firstByteUs,
-                              long serverThinkUs, boolean serverThinkEstimated, int exchanges) {
+                              long serverThinkUs, boolean serverThinkEstimated, int exchanges) implements Serializable {
     }
 
     /** Delays through the sensors and the clock alignment between them. */
     public record Timing(long minRttUs, long minOwdC2sUs, long minOwdS2cUs, long clockOffsetUs,
-                         long clockOffsetUncertaintyUs, boolean clockOffsetReliable, boolean clockOffsetFromPair, double clockDriftPpm) {
+                         long clockOffsetUncertaintyUs, boolean clockOffsetReliable, boolean clockOffsetFromPair, double clockDriftPpm) implements Serializable {
     }
 
     /** How much the engine had to repair or guess. */
     public record Quality(long outOfWindow, int captureGaps, int lostBetweenSensors, int duplicatesRemoved,
-                          int superSegments, int reorderedInCapture, boolean midStream, boolean closed, long eventsOverCap) {
+                          int superSegments, int reorderedInCapture, boolean midStream, boolean closed, long eventsOverCap) implements Serializable {
     }
 
     /** The client/network/server pie of the two-capture method (paper 002); null parts cannot be computed. */
-    public record Pie(Long clientUs, Long serverUs, Long networkUs) {
+    public record Pie(Long clientUs, Long serverUs, Long networkUs) implements Serializable {
     }
 
     ConnectionProfile(String connUid, String communityId, String clientAddr, int clientPort, String serverAddr, int serverPort,
@@ -71,6 +72,43 @@ public final class ConnectionProfile {
         this.timing = timing;
         this.quality = quality;
         this.pie = pie;
+    }
+
+    /**
+     * This profile of a long-lived connection's first segments followed by the next segment's
+     * (see {@link SegmentedConnection}): times and counts add up, extremes are kept, the first
+     * exchange's figures come from the first segment that had one, and the clock offset is the
+     * latest reliable one. Not screened: the screen judges the whole.
+     *
+     * @param continuesExchange the next segment begins with the rest of this one's last response
+     */
+    ConnectionProfile followedBy(ConnectionProfile next, boolean continuesExchange) {
+        CategoryTimes sum = new CategoryTimes();
+        sum.addAll(times);
+        sum.addAll(next.times);
+        PathSummary first = path.exchanges() > 0 ? path : next.path;
+        PathSummary p = new PathSummary(path.packets() + next.path.packets(), path.rounds() + next.path.rounds(),
+                path.arcs() + next.path.arcs(), Math.max(path.maxServerArcUs(), next.path.maxServerArcUs()), path.handshakeUs(),
+                first.firstByteUs(), first.serverThinkUs(), first.serverThinkEstimated(),
+                path.exchanges() + next.path.exchanges() - (continuesExchange ? 1 : 0));
+        Timing clock = next.timing.clockOffsetReliable() || !timing.clockOffsetReliable() ? next.timing : timing;
+        Timing t = new Timing(DirectionStats.smallerKnown(timing.minRttUs(), next.timing.minRttUs()),
+                DirectionStats.smallerKnown(timing.minOwdC2sUs(), next.timing.minOwdC2sUs()),
+                DirectionStats.smallerKnown(timing.minOwdS2cUs(), next.timing.minOwdS2cUs()),
+                clock.clockOffsetUs(), clock.clockOffsetUncertaintyUs(), clock.clockOffsetReliable(), clock.clockOffsetFromPair(),
+                clock.clockDriftPpm());
+        Quality q = new Quality(quality.outOfWindow() + next.quality.outOfWindow(), quality.captureGaps() + next.quality.captureGaps(),
+                quality.lostBetweenSensors() + next.quality.lostBetweenSensors(), quality.duplicatesRemoved() + next.quality.duplicatesRemoved(),
+                quality.superSegments() + next.quality.superSegments(), quality.reorderedInCapture() + next.quality.reorderedInCapture(),
+                quality.midStream(), next.quality.closed(), quality.eventsOverCap() + next.quality.eventsOverCap());
+        Pie pieSum = new Pie(plus(pie.clientUs(), next.pie.clientUs()), plus(pie.serverUs(), next.pie.serverUs()),
+                plus(pie.networkUs(), next.pie.networkUs()));
+        return new ConnectionProfile(connUid, communityId, clientAddr, clientPort, serverAddr, serverPort, clientSensor, serverSensor,
+                mode, startUs, next.endUs, sum, p, c2s.followedBy(next.c2s), s2c.followedBy(next.s2c), t, q, pieSum);
+    }
+
+    private static Long plus(Long a, Long b) {
+        return a == null || b == null ? null : a + b;
     }
 
     public long durationUs() {

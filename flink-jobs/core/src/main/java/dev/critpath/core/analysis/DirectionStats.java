@@ -1,7 +1,9 @@
 package dev.critpath.core.analysis;
 
+import java.io.Serializable;
+
 /** What the sender simulation counted for one direction of a connection. */
-public final class DirectionStats {
+public final class DirectionStats implements Serializable {
     public long packets;
     public long dataPackets;
     /** Unique payload bytes: the union of the sequence ranges seen. */
@@ -42,4 +44,44 @@ public final class DirectionStats {
     public long srttUs = -1;
     public long minRttUs = -1;
     public long maxCwndSegments;
+
+    /** The counts of this segment of a connection followed by the next one's. */
+    DirectionStats followedBy(DirectionStats next) {
+        DirectionStats m = new DirectionStats();
+        m.packets = packets + next.packets;
+        m.dataPackets = dataPackets + next.dataPackets;
+        m.bytes = bytes + next.bytes; // segments start with everything acknowledged: their bytes do not overlap
+        m.retransmissions = retransmissions + next.retransmissions;
+        m.retransmittedBytes = retransmittedBytes + next.retransmittedBytes;
+        m.fastRetransmits = fastRetransmits + next.fastRetransmits;
+        m.timeouts = timeouts + next.timeouts;
+        m.backoffs = backoffs + next.backoffs;
+        m.slowStartRetransmits = slowStartRetransmits + next.slowStartRetransmits;
+        m.tailLossProbes = tailLossProbes + next.tailLossProbes;
+        m.spuriousRetransmissions = spuriousRetransmissions + next.spuriousRetransmissions;
+        m.dupAcksReceived = dupAcksReceived + next.dupAcksReceived;
+        m.zeroWindowUs = zeroWindowUs + next.zeroWindowUs;
+        m.zeroWindowEpisodes = zeroWindowEpisodes + next.zeroWindowEpisodes;
+        m.rwndLimitedUs = rwndLimitedUs + next.rwndLimitedUs;
+        m.longestBurst = Math.max(longestBurst, next.longestBurst);
+        m.initialFlight = initialFlight; // later segments restart after idle; the connection's first flight is this one
+        m.outOfWindow = outOfWindow + next.outOfWindow;
+        m.reordered = reordered + next.reordered;
+        m.ackClocked = ackClocked + next.ackClocked;
+        m.rwndViolations = rwndViolations + next.rwndViolations;
+        m.windowProbes = windowProbes + next.windowProbes;
+        m.keepalives = keepalives + next.keepalives;
+        m.srttUs = next.srttUs >= 0 ? next.srttUs : srttUs; // smoothed: the latest
+        m.minRttUs = smallerKnown(minRttUs, next.minRttUs);
+        m.maxCwndSegments = Math.max(maxCwndSegments, next.maxCwndSegments);
+        return m;
+    }
+
+    /** The smaller of two values where -1 means unknown. */
+    static long smallerKnown(long a, long b) {
+        if (a < 0) {
+            return b;
+        }
+        return b < 0 ? a : Math.min(a, b);
+    }
 }

@@ -18,7 +18,27 @@ public record ExchangeProfile(
         long serverThinkUs,
         boolean serverThinkEstimated,
         long firstByteUs,
-        CategoryTimes times) {
+        CategoryTimes times) implements java.io.Serializable {
+
+    /** A copy numbered {@code newIndex}. */
+    ExchangeProfile numbered(int newIndex) {
+        return new ExchangeProfile(connUid, newIndex, startUs, endUs, requestBytes, responseBytes, serverThinkUs, serverThinkEstimated, firstByteUs, times);
+    }
+
+    /** No request of its own: the server went on with the previous response after a pause. */
+    boolean continuesResponse() {
+        return requestBytes == 0;
+    }
+
+    /** This exchange, the path time between it and {@code next}, and {@code next}, its continuation. */
+    ExchangeProfile continuedBy(CategoryTimes between, ExchangeProfile next) {
+        CategoryTimes sum = new CategoryTimes();
+        sum.addAll(times);
+        sum.addAll(between);
+        sum.addAll(next.times);
+        return new ExchangeProfile(connUid, index, startUs, next.endUs, requestBytes, responseBytes + next.responseBytes,
+                serverThinkUs, serverThinkEstimated, firstByteUs, sum);
+    }
 
     public long durationUs() {
         return endUs - startUs;

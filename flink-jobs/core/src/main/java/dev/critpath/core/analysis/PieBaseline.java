@@ -12,23 +12,26 @@ final class PieBaseline {
     private PieBaseline() {
     }
 
-    static ConnectionProfile.Pie of(Timeline tl) {
-        Long client = tl.clientView == null ? null : sumGapsBefore(tl.clientView.frames, true);
-        Long server = tl.serverView == null ? null : sumGapsBefore(tl.serverView.frames, false);
+    /** @param fromUs client-timeline time before which frames only bound the first gap (segments), or Long.MIN_VALUE */
+    static ConnectionProfile.Pie of(Timeline tl, long fromUs) {
+        long fromAtServer = fromUs == Long.MIN_VALUE || tl.mode != Timeline.Mode.TWO_POINT ? fromUs : fromUs + tl.clockOffsetUs;
+        Long client = tl.clientView == null ? null : sumGapsBefore(tl.clientView.frames, true, fromUs);
+        Long server = tl.serverView == null ? null : sumGapsBefore(tl.serverView.frames, false, fromAtServer);
         Long network = null;
         if (client != null && server != null && !tl.clientView.frames.isEmpty()) {
             List<Pkt> f = tl.clientView.frames;
-            network = f.get(f.size() - 1).ts - f.get(0).ts - client - server;
+            network = f.get(f.size() - 1).ts - Math.max(f.get(0).ts, fromUs) - client - server;
         }
         return new ConnectionProfile.Pie(client, server, network);
     }
 
-    /** Sum of DeltaT (time since the previous frame) over frames sent by the given side. */
-    private static long sumGapsBefore(List<Pkt> frames, boolean fromClient) {
+    /** Sum of DeltaT (time since the previous frame, or since fromUs) over frames sent by the given side from fromUs on. */
+    private static long sumGapsBefore(List<Pkt> frames, boolean fromClient, long fromUs) {
         long sum = 0;
         for (int i = 1; i < frames.size(); i++) {
-            if (frames.get(i).c2s == fromClient) {
-                sum += frames.get(i).ts - frames.get(i - 1).ts;
+            Pkt p = frames.get(i);
+            if (p.c2s == fromClient && p.ts >= fromUs) {
+                sum += p.ts - Math.max(frames.get(i - 1).ts, fromUs);
             }
         }
         return sum;

@@ -60,6 +60,12 @@ public record PacketEvent(
                 seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
     }
 
+    /** A copy at other sequence and acknowledgement numbers, e.g. a handshake restarted later in the sequence space. */
+    public PacketEvent withSeqAck(long newSeq, long newAck) {
+        return new PacketEvent(sensor, sensorRole, tsUs, communityId, origH, origP, respH, respP, isOrig, flags,
+                newSeq, newAck, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {

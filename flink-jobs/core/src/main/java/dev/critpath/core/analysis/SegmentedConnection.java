@@ -1,0 +1,60 @@
+package dev.critpath.core.analysis;
+
+import dev.critpath.core.trace.ConnectionSegments;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A long-lived connection analysed segment by segment, so that a streaming job need not hold all
+ * its packets: each segment (cut by {@link ConnectionSegments} where everything sent was
+ * acknowledged and the connection went quiet) is analysed from the end of the one before; its
+ * arcs are final at once, its exchanges as soon as the next request shows they are complete, and
+ * the profile adds up until the connection ends. Serializable: the streaming job keeps it in
+ * keyed state.
+ */
+public final class SegmentedConnection implements Serializable {
+    private ConnectionProfile sofar;
+    private int exchangesOut;
+    private int arcs;
+    /** The latest exchange: a response that paused may go on in the next segment. */
+    private ExchangeProfile held;
+    /** Path time from the held exchange's end to its segment's end. */
+    private CategoryTimes afterHeld;
+
+    /** Analyses the next segment; the result's arcs and exchanges are final and can be written out now. */
+    public ConnectionResult add(Analyzer analyzer, ConnectionTrace segment, long pathOwdC2sUs, long pathOwdS2cUs, ClockHint pairClock) {
+        SegmentStart start = sofar == null ? SegmentStart.WHOLE : new SegmentStart(sofar.endUs, sofar.connUid, arcs);
+        ConnectionResult r = analyzer.analyze(segment, start, pathOwdC2sUs, pathOwdS2cUs, pairClock);
+        List<ExchangeProfile> found = new ArrayList<>(r.exchanges());
+        boolean continues = held != null && !found.isEmpty() && found.get(0).continuesResponse();
+        if (continues) {
+            found.set(0, held.continuedBy(afterHeld, found.get(0)));
+        } else if (held != null) {
+            found.add(0, held);
+        }
+        List<ExchangeProfile> ready = new ArrayList<>();
+        for (int i = 0; i < found.size() - 1; i++) {
+            ready.add(found.get(i).numbered(exchangesOut++));
+        }
+        held = found.isEmpty() ? null : found.get(found.size() - 1);
+        afterHeld = held == null ? null : Analyzer.clip(r.arcs(), held.endUs(), r.profile().endUs);
+        sofar = sofar == null ? r.profile() : sofar.followedBy(r.profile(), continues);
+        arcs += r.arcs().size();
+        return new ConnectionResult(r.profile(), ready, r.arcs(), r.verdict());
+    }
+
+    public boolean isEmpty() {
+        return sofar == null;
+    }
+
+    /** The whole connection's profile, screened, and its last exchange, once its last segment was added. */
+    public ConnectionResult finish(Analyzer analyzer) {
+        if (sofar == null) {
+            throw new IllegalStateException("no segment was added");
+        }
+        List<ExchangeProfile> last = held == null ? List.of() : List.of(held.numbered(exchangesOut));
+        return new ConnectionResult(sofar, last, List.of(), analyzer.screen(sofar));
+    }
+}
