@@ -51,7 +51,7 @@ class PacketEventVectorsTest {
         return Repo.schemaResource("vectors/packet-event/" + kind + "/" + name + ".json");
     }
 
-    private static JsonSchema jsonSchema() {
+    static JsonSchema jsonSchema() {
         JsonSchemaFactory factory = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
         SchemaValidatorsConfig config = SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build();
         return factory.getSchema(new String(Repo.schemaResource("packet-event.schema.json"), StandardCharsets.UTF_8), config);

@@ -1,0 +1,79 @@
+package dev.critpath.core.event;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.JsonSchema;
+import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.testing.Repo;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Zeek package and the Java pcap reader hold to one contract even where Zeek cannot run: the
+ * package's committed btest baselines (Zeek's own output on two lab captures, made and checked
+ * with a Zeek built from source) must pass the JSON Schema and the codec, equal the Java reader's
+ * events for the same captures field by field, and give identical profiles.
+ */
+class ZeekBaselineTest {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    @Test
+    void zeeksEventsAreTheJavaReadersEventsAndGiveTheSameProfiles() throws Exception {
+        List<PacketEvent> zeekClient = baseline("tests.client-site");
+        List<PacketEvent> zeekServer = baseline("tests.server-site");
+        Path lab = Repo.testdata("lab/sack-fast-retransmit");
+        List<PacketEvent> javaClient = PcapEvents.readAll(lab.resolve("client.pcap"), "lab-client", SensorRole.CLIENT);
+        List<PacketEvent> javaServer = PcapEvents.readAll(lab.resolve("server.pcap"), "lab-server", SensorRole.SERVER);
+        assertSameEvents(javaClient, zeekClient);
+        assertSameEvents(javaServer, zeekServer);
+
+        ConnectionResult fromZeek = analyse(zeekClient, zeekServer);
+        ConnectionResult fromJava = analyse(javaClient, javaServer);
+        assertEquals(fromJava.profile().columns(), fromZeek.profile().columns());
+        assertEquals(fromJava.arcColumns(), fromZeek.arcColumns());
+        assertTrue(fromZeek.profile().fastRetransmits() >= 1, "the lab's dropped segment came back by fast retransmit");
+    }
+
+    /** A baseline log: one JSON event per line, each valid by the JSON Schema and the codec. */
+    private static List<PacketEvent> baseline(String test) throws Exception {
+        Path log = Repo.root().resolve("zeek-scripts/testing/Baseline").resolve(test).resolve("critpath_packets.log");
+        JsonSchema schema = PacketEventVectorsTest.jsonSchema();
+        PacketEventJson codec = PacketEventJson.standard();
+        List<PacketEvent> out = new ArrayList<>();
+        for (String line : Files.readAllLines(log)) {
+            if (line.isBlank() || line.startsWith("#")) {
+                continue; // btest-diff headers
+            }
+            var errors = schema.validate(MAPPER.readTree(line));
+            assertTrue(errors.isEmpty(), log + ": " + errors + " in " + line);
+            out.add(codec.parse(line));
+        }
+        assertTrue(out.size() > 20, log + " holds the connection");
+        return out;
+    }
+
+    private static void assertSameEvents(List<PacketEvent> java, List<PacketEvent> zeek) {
+        assertEquals(java.size(), zeek.size(), "one event per TCP packet");
+        for (int i = 0; i < java.size(); i++) {
+            assertEquals(PacketEventJson.toJson(java.get(i)), PacketEventJson.toJson(zeek.get(i)), "packet " + i);
+        }
+    }
+
+    private static ConnectionResult analyse(List<PacketEvent> client, List<PacketEvent> server) {
+        ConnectionAssembler as = new ConnectionAssembler();
+        client.forEach(as::add);
+        server.forEach(as::add);
+        List<ConnectionTrace> all = as.connections();
+        assertEquals(1, all.size());
+        return Analyzer.defaults().analyze(all.get(0));
+    }
+}
