@@ -105,7 +105,7 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /** The demo owns its directories: start from empty so counts are this run's. */
-    private static void deleteTree(Path root) throws IOException {
+    static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "critpath", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = {"Explains where every TCP connection's time went, along its critical path:",
             "server, client, propagation, queuing, or loss; and screens out the boring ones."},
-        subcommands = {DemoCommand.class, StreamCommand.class, ReplayCommand.class, AnalyzeCommand.class, BenchCommand.class,
+        subcommands = {DemoCommand.class, StreamCommand.class, ReplayCommand.class, AnalyzeCommand.class, BenchCommand.class, StreamBenchCommand.class,
             CommandLine.HelpCommand.class})
 public final class Main {
     public static void main(String[] args) {

@@ -30,7 +30,6 @@ import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
-import org.apache.flink.util.InstantiationUtil;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -53,7 +52,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     private static final WarehouseTable[] FINISH_TABLES = {WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.SCREENING};
 
     private transient ValueState<PathState> known;
-    /** Long-lived connections between segments, by flow; Java-serialised, since the core's records are no Flink POJOs. */
+    /** Long-lived connections between segments, by flow, in the core's compact form (its records are no Flink POJOs). */
     private transient MapState<String, byte[]> segmented;
     private transient Counter analysed;
     private transient Counter failures;
@@ -124,8 +123,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     /** One segment of a long-lived connection: its path and finished exchanges now, the profile with the last. */
     private void segment(FinishedConnection c, PathState path, Context ctx, Collector<Tuple2<String, GenericRecord>> out) throws Exception {
         byte[] kept = c.segment == 0 ? null : segmented.get(c.flow);
-        SegmentedConnection conn = kept == null ? new SegmentedConnection()
-                : InstantiationUtil.deserializeObject(kept, SegmentedConnection.class.getClassLoader());
+        SegmentedConnection conn = kept == null ? new SegmentedConnection() : SegmentedConnection.fromBytes(kept);
         for (ConnectionTrace trace : traces(c)) {
             ConnectionResult r = analyse(c, trace, ctx, () -> conn.add(analyzer, trace.withEventsOverCap(c.eventsOverCap),
                     path.owdC2sUs, path.owdS2cUs, path.clock()));
@@ -135,7 +133,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
             }
         }
         if (!c.last) {
-            segmented.put(c.flow, InstantiationUtil.serializeObject(conn));
+            segmented.put(c.flow, conn.toBytes());
             return;
         }
         segmented.remove(c.flow);

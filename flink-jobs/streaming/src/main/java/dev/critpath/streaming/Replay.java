@@ -1,6 +1,5 @@
 package dev.critpath.streaming;
 
-import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
@@ -72,9 +71,7 @@ public final class Replay {
                 int n = clientOf.size();
                 return "10." + (100 + n / 256) + "." + (n % 256) + ".2";
             });
-            out.add(new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs(), CommunityId.tcpV1(client, e.origP(), e.respH(), e.respP(), 0),
-                    client, e.origP(), e.respH(), e.respP(), e.isOrig(), e.flags(), e.seq(), e.ack(), e.len(), e.win(), e.wscale(), e.mss(),
-                    e.sackOk(), e.sack(), e.tsval(), e.tsecr(), e.ipId(), e.ttl(), e.captureIndex()));
+            out.add(e.withClient(client));
         }
         return out;
     }
@@ -82,9 +79,14 @@ public final class Replay {
     public static List<byte[]> json(List<PacketEvent> events) {
         List<byte[]> out = new ArrayList<>(events.size());
         for (PacketEvent e : events) {
-            out.add(PacketEventJson.toJson(e).getBytes(StandardCharsets.UTF_8));
+            out.add(json(e));
         }
         return out;
+    }
+
+    /** The record a sensor publishes for one event. */
+    public static byte[] json(PacketEvent e) {
+        return PacketEventJson.toJson(e).getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -92,14 +94,8 @@ public final class Replay {
      *
      * @param progress told the number sent so far, every 10,000 records and at the end
      */
-    public static void publish(String bootstrapServers, String topic, List<byte[]> values, LongConsumer progress) {
-        Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-        p.put(ProducerConfig.ACKS_CONFIG, "all");
-        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
-        p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RoundRobinPartitioner.class.getName());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+    public static void publish(String bootstrapServers, String topic, Iterable<byte[]> values, LongConsumer progress) {
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers)) {
             long sent = 0;
             for (byte[] v : values) {
                 producer.send(new ProducerRecord<>(topic, null, v));
@@ -110,5 +106,16 @@ public final class Replay {
             producer.flush();
             progress.accept(sent);
         }
+    }
+
+    /** A producer as the sensors' (zeek-kafka) behaves: no key, records spread over partitions. */
+    public static KafkaProducer<byte[], byte[]> producer(String bootstrapServers) {
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, "262144");
+        p.put(ProducerConfig.PARTITIONER_CLASS_CONFIG, RoundRobinPartitioner.class.getName());
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
     }
 }

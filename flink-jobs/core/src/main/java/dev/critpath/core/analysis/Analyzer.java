@@ -149,10 +149,7 @@ public final class Analyzer {
 
     /** Column names and types of a profile row, for configuration checks and schema tests. */
     public static Map<String, Object> emptyProfileColumns() {
-        return new ConnectionProfile("", "", "", 0, "", 0, null, null, "two_point", 0, 0, new CategoryTimes(),
-                new ConnectionProfile.PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
-                new ConnectionProfile.Timing(0, 0, 0, 0, 0, true, false, 0),
-                new ConnectionProfile.Quality(0, 0, 0, 0, 0, 0, false, false, 0), new ConnectionProfile.Pie(0L, 0L, 0L)).columns();
+        return ConnectionProfile.empty().columns();
     }
 
     /** Payload bytes in the union of sequence ranges seen in one direction (tcptrace's "unique bytes"). */

@@ -111,6 +111,13 @@ public final class ConnectionProfile implements Serializable {
         return a == null || b == null ? null : a + b;
     }
 
+    /** All zero: the shape of a profile, for schema checks and templates. */
+    static ConnectionProfile empty() {
+        return new ConnectionProfile("", "", "", 0, "", 0, null, null, "two_point", 0, 0, new CategoryTimes(),
+                new PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
+                new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, false, false, 0), new Pie(0L, 0L, 0L));
+    }
+
     public long durationUs() {
         return endUs - startUs;
     }

@@ -54,6 +54,12 @@ public record PacketEvent(
                 seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
     }
 
+    /** A copy from another client address (its Community ID with it), e.g. to give a replayed connection a network of its own. */
+    public PacketEvent withClient(String client) {
+        return new PacketEvent(sensor, sensorRole, tsUs, CommunityId.tcpV1(client, origP, respH, respP, 0), client, origP, respH, respP,
+                isOrig, flags, seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
+    }
+
     /** A copy shifted in time, e.g. to imitate a sensor clock offset. */
     public PacketEvent withTsUs(long newTsUs) {
         return new PacketEvent(sensor, sensorRole, newTsUs, communityId, origH, origP, respH, respP, isOrig, flags,

@@ -12,10 +12,6 @@ import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionSegments;
 import dev.critpath.core.trace.ConnectionTrace;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -138,14 +134,10 @@ class SegmentedConnectionTest {
         return all.get(0);
     }
 
-    private static SegmentedConnection roundTrip(SegmentedConnection c) throws Exception {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-            out.writeObject(c);
-        }
-        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
-            return (SegmentedConnection) in.readObject();
-        }
+    private static SegmentedConnection roundTrip(SegmentedConnection c) {
+        byte[] state = c.toBytes();
+        assertTrue(state.length < 1_000, "an idle long-lived connection's running profile in under 1 KB: " + state.length);
+        return SegmentedConnection.fromBytes(state);
     }
 
     private static int indexOf(List<PacketEvent> all, java.util.function.Predicate<PacketEvent> p) {
