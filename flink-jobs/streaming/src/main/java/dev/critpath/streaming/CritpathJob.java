@@ -59,6 +59,8 @@ public final class CritpathJob {
     /** Builds the pipeline into the environment; the caller executes it. */
     public void build(StreamExecutionEnvironment env) {
         env.enableCheckpointing(cfg.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+        // no defensive copies between chained operators: every function here treats its input as read-only
+        env.getConfig().enableObjectReuse();
         if (cfg.parallelism() > 0) {
             env.setParallelism(cfg.parallelism());
         }

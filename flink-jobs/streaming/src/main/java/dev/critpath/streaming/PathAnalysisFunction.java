@@ -94,7 +94,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
         analyzer = Analyzer.defaults();
         known = getRuntimeContext().getState(new ValueStateDescriptor<>("path", TypeInformation.of(PathState.class)));
         MapStateDescriptor<String, byte[]> open = new MapStateDescriptor<>("segmented", Types.STRING, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
-        open.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofDays(7)).cleanupFullSnapshot().build()); // behind the stage-1 timers
+        open.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofDays(7)).cleanupFullSnapshot().disableCleanupInBackground().build()); // behind the stage-1 timers
         segmented = getRuntimeContext().getMapState(open);
         var metrics = getRuntimeContext().getMetricGroup().addGroup("critpath");
         analysed = metrics.counter("connections_analysed");

@@ -9,7 +9,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.util.regex.Pattern;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * Reads and writes packet events in their JSON wire form, enforcing every rule of
@@ -20,12 +21,19 @@ public final class PacketEventJson {
     public static final long MAX_TS_US = 4_102_444_800_000_000L; // 2100-01-01
     public static final int MAX_LEN = 1 << 20;
     private static final long U32_MAX = 0xffff_ffffL;
-    private static final Pattern SENSOR = Pattern.compile("[A-Za-z0-9._:@/-]{1,128}");
-    private static final Pattern COMMUNITY_ID = Pattern.compile("1:[A-Za-z0-9+/]{27}=");
     private static final JsonFactory FACTORY = new JsonFactory();
 
     /** Seed the fleet's sensors use for Community IDs; a negative value skips the hash check. */
     private final int communityIdSeed;
+    /**
+     * Flows whose Community ID was already checked against their tuple: a flow sends hundreds of
+     * packets, and the hash is most of the cost of reading one. Bounded: cleared when full.
+     */
+    private final Map<String, Flow> checked = new HashMap<>();
+    private static final int MAX_CHECKED = 100_000;
+
+    private record Flow(String origH, int origP, String respH, int respP) {
+    }
 
     public PacketEventJson(int communityIdSeed) {
         this.communityIdSeed = communityIdSeed;
@@ -67,14 +75,55 @@ public final class PacketEventJson {
         if (p.nextToken() != null) {
             throw new InvalidEventException(EventError.MALFORMED_JSON, null, "trailing content after the event");
         }
-        return f.build(communityIdSeed);
+        Flow flow = new Flow(f.origH, f.origP, f.respH, f.respP);
+        boolean known = f.communityId != null && flow.equals(checked.get(f.communityId));
+        PacketEvent e = f.build(known ? -1 : communityIdSeed);
+        if (!known && communityIdSeed >= 0) {
+            if (checked.size() >= MAX_CHECKED) {
+                checked.clear();
+            }
+            checked.put(e.communityId(), flow);
+        }
+        return e;
+    }
+
+    /** [A-Za-z0-9._:@/-]{1,128}, checked by hand: a regex matcher per event costs more than the rest of the checks. */
+    private static boolean sensorName(String s) {
+        if (s.isEmpty() || s.length() > 128) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!(alphanumeric(c) || c == '.' || c == '_' || c == ':' || c == '@' || c == '/' || c == '-')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** 1:[A-Za-z0-9+/]{27}= (a v1 Community ID in base64). */
+    private static boolean communityIdForm(String s) {
+        if (s.length() != 30 || !s.startsWith("1:") || s.charAt(29) != '=') {
+            return false;
+        }
+        for (int i = 2; i < 29; i++) {
+            char c = s.charAt(i);
+            if (!(alphanumeric(c) || c == '+' || c == '/')) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean alphanumeric(char c) {
+        return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
     }
 
     private static void readField(JsonParser p, String name, Fields f) throws IOException, InvalidEventException {
         switch (name) {
             case "sensor" -> {
                 f.sensor = string(p, name);
-                if (!SENSOR.matcher(f.sensor).matches()) {
+                if (!sensorName(f.sensor)) {
                     throw bad(name, "sensor must be 1-128 characters of [A-Za-z0-9._:@/-]");
                 }
             }
@@ -87,7 +136,7 @@ public final class PacketEventJson {
             case "ts_us" -> f.tsUs = integer(p, name, MIN_TS_US, MAX_TS_US);
             case "community_id" -> {
                 f.communityId = string(p, name);
-                if (!COMMUNITY_ID.matcher(f.communityId).matches()) {
+                if (!communityIdForm(f.communityId)) {
                     throw bad(name, "community_id must be a v1 base64 Community ID like 1:wCb3OG7yAFWelaUydu0D+125CLM=");
                 }
             }
@@ -208,6 +257,7 @@ public final class PacketEventJson {
         int ttl = -1;
         long captureIndex = PacketEvent.ABSENT;
 
+        /** @param seed the Community ID seed to check the hash with, or negative when it was checked before */
         PacketEvent build(int seed) throws InvalidEventException {
             require(sensor != null, "sensor");
             require(tsUs != Long.MIN_VALUE, "ts_us");

@@ -9,9 +9,7 @@ import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.testing.LabFixtures;
-import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionSegments;
-import dev.critpath.core.trace.ConnectionTrace;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -42,7 +40,7 @@ class SegmentedConnectionTest {
         List<PathArc> arcs = new ArrayList<>();
         for (List<PacketEvent> segment : segments) {
             conn = roundTrip(conn); // what the job's state backend does between segments
-            ConnectionResult r = conn.add(analyzer, trace(segment), -1, -1, null);
+            ConnectionResult r = conn.add(analyzer, LabFixtures.oneConnection(segment), -1, -1, null);
             exchanges.addAll(r.exchanges());
             arcs.addAll(r.arcs());
             assertEquals(whole.profile().connUid, r.profile().connUid, "every segment's rows name the connection");
@@ -124,14 +122,6 @@ class SegmentedConnectionTest {
         }
         segments.add(held);
         return segments;
-    }
-
-    private static ConnectionTrace trace(List<PacketEvent> events) {
-        ConnectionAssembler as = new ConnectionAssembler();
-        events.forEach(as::add);
-        List<ConnectionTrace> all = as.connections();
-        assertEquals(1, all.size(), "a restarted handshake continues the connection");
-        return all.get(0);
     }
 
     private static SegmentedConnection roundTrip(SegmentedConnection c) {

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;
-import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.nio.file.Path;
 import java.util.List;
@@ -28,11 +28,11 @@ class SensorPairClockTest {
         Path lab = Repo.testdata("lab/clock-offset");
         List<PacketEvent> client = PcapEvents.readAll(lab.resolve("client.pcap"), "lab-client", SensorRole.CLIENT);
         List<PacketEvent> server = PcapEvents.readAll(lab.resolve("server.pcap"), "lab-server", SensorRole.SERVER);
-        ConnectionResult complete = Analyzer.defaults().analyze(trace(client, server));
+        ConnectionResult complete = Analyzer.defaults().analyze(LabFixtures.oneConnection(client, server));
         assertTrue(complete.profile().timing.clockOffsetReliable());
         ClockHint pair = new ClockHint(complete.profile().timing.clockOffsetUs(), complete.profile().timing.clockOffsetUncertaintyUs());
 
-        ConnectionTrace oneWay = trace(client, server.stream().filter(PacketEvent::isOrig).toList());
+        ConnectionTrace oneWay = LabFixtures.oneConnection(client, server.stream().filter(PacketEvent::isOrig).toList());
         ConnectionProfile.Timing guessed = Analyzer.defaults().analyze(oneWay).profile().timing;
         assertFalse(guessed.clockOffsetReliable());
         assertTrue(Math.abs(guessed.clockOffsetUs() - INJECTED_OFFSET_US) > 10_000, "on its own it can only guess: " + guessed);
@@ -46,14 +46,5 @@ class SensorPairClockTest {
         assertEquals(complete.profile().durationUs(), hinted.profile().durationUs(), "the client's view is unchanged");
         assertEquals(complete.profile().times.get(Category.PROPAGATION), hinted.profile().times.get(Category.PROPAGATION),
                 0.05 * complete.profile().times.get(Category.PROPAGATION), "propagation as with both directions seen");
-    }
-
-    private static ConnectionTrace trace(List<PacketEvent> client, List<PacketEvent> server) {
-        ConnectionAssembler as = new ConnectionAssembler();
-        client.forEach(as::add);
-        server.forEach(as::add);
-        List<ConnectionTrace> all = as.connections();
-        assertEquals(1, all.size());
-        return all.get(0);
     }
 }

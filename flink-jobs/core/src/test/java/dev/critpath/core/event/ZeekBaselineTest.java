@@ -8,9 +8,8 @@ import com.networknt.schema.JsonSchema;
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;
-import dev.critpath.core.trace.ConnectionAssembler;
-import dev.critpath.core.trace.ConnectionTrace;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -36,8 +35,8 @@ class ZeekBaselineTest {
         assertSameEvents(javaClient, zeekClient);
         assertSameEvents(javaServer, zeekServer);
 
-        ConnectionResult fromZeek = analyse(zeekClient, zeekServer);
-        ConnectionResult fromJava = analyse(javaClient, javaServer);
+        ConnectionResult fromZeek = Analyzer.defaults().analyze(LabFixtures.oneConnection(zeekClient, zeekServer));
+        ConnectionResult fromJava = Analyzer.defaults().analyze(LabFixtures.oneConnection(javaClient, javaServer));
         assertEquals(fromJava.profile().columns(), fromZeek.profile().columns());
         assertEquals(fromJava.arcColumns(), fromZeek.arcColumns());
         assertTrue(fromZeek.profile().fastRetransmits() >= 1, "the lab's dropped segment came back by fast retransmit");
@@ -66,14 +65,5 @@ class ZeekBaselineTest {
         for (int i = 0; i < java.size(); i++) {
             assertEquals(PacketEventJson.toJson(java.get(i)), PacketEventJson.toJson(zeek.get(i)), "packet " + i);
         }
-    }
-
-    private static ConnectionResult analyse(List<PacketEvent> client, List<PacketEvent> server) {
-        ConnectionAssembler as = new ConnectionAssembler();
-        client.forEach(as::add);
-        server.forEach(as::add);
-        List<ConnectionTrace> all = as.connections();
-        assertEquals(1, all.size());
-        return Analyzer.defaults().analyze(all.get(0));
     }
 }

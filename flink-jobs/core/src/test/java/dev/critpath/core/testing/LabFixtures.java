@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.trace.ConnectionAssembler;
@@ -74,6 +75,20 @@ public final class LabFixtures {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The one connection the sensors' events make together; fails the test if they make another number. */
+    @SafeVarargs
+    public static ConnectionTrace oneConnection(List<PacketEvent>... sensors) {
+        ConnectionAssembler as = new ConnectionAssembler();
+        for (List<PacketEvent> events : sensors) {
+            events.forEach(as::add);
+        }
+        List<ConnectionTrace> all = as.connections();
+        if (all.size() != 1) {
+            throw new AssertionError("expected one connection, the events make " + all.size());
+        }
+        return all.get(0);
     }
 
     public static Scenario scenario(String name) {
