@@ -126,6 +126,29 @@ function sampled(cid: string): bool
 	return h % 1000 < sample_permille;
 	}
 
+# Zeek's community_id_v1 orders the two ends of a flow whose addresses are equal (loopback,
+# hairpin NAT) by the ports' network-order bytes read as host integers, which on little-endian
+# machines differs from the specification (and from the pipeline's check); hash those as it says.
+function community_id(id: conn_id): string
+	{
+	if ( id$orig_h != id$resp_h )
+		return community_id_v1(id, community_id_seed);
+	local lo = port_to_count(id$orig_p);
+	local hi = port_to_count(id$resp_p);
+	if ( lo > hi )
+		{
+		local t = lo;
+		lo = hi;
+		hi = t;
+		}
+	local words = addr_to_counts(id$orig_h);
+	local a = "";
+	for ( i in words )
+		a += fmt("%08x", words[i]);
+	local key = fmt("%04x", community_id_seed) + a + a + fmt("%02x00%04x%04x", 6, lo, hi);
+	return "1:" + encode_base64(hexstr_to_bytestring(sha1_hash(hexstr_to_bytestring(key))));
+	}
+
 function watched(c: connection): bool
 	{
 	if ( |watch_ports| > 0 && c$id$resp_p !in watch_ports )
@@ -178,7 +201,7 @@ event new_packet(c: connection, p: pkt_hdr)
 		}
 	if ( ! c?$critpath_watched )
 		{
-		c$critpath_cid = community_id_v1(c$id, community_id_seed);
+		c$critpath_cid = community_id(c$id);
 		c$critpath_watched = watched(c) && sampled(c$critpath_cid);
 		c$critpath_logged = 0;
 		}
