@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""critpath dashboards: Superset on localhost over the Parquet warehouse (DuckDB), with the
+project's dashboards imported.
+
+  critpath dashboards                              on warehouse/demo, http://127.0.0.1:8088
+  critpath dashboards --warehouse DIR --port N
+  critpath dashboards --setup-only                 install, configure and import, then exit
+
+The first run installs Superset from PyPI into its own virtual environment (a few minutes). The
+admin password is CRITPATH_SUPERSET_PASSWORD, or one generated on the first run, printed, and
+kept in STATE/admin-password (readable by you only); there is no default password.
+"""
+import argparse
+import hashlib
+import os
+import secrets
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REQUIREMENTS = os.path.join(HERE, "requirements-superset.txt")
+DATABASE_NAME = "critpath warehouse"
+
+
+def say(msg):
+    print(f"critpath dashboards: {msg}", file=sys.stderr, flush=True)
+
+
+def venv(path):
+    """The Superset venv, (re)built when the pinned requirements change."""
+    stamp = os.path.join(path, ".requirements-sha256")
+    want = hashlib.sha256(open(REQUIREMENTS, "rb").read()).hexdigest()
+    if os.path.exists(stamp) and open(stamp).read() == want:
+        return path
+    say(f"installing Superset from PyPI into {path} (first run: a few minutes) ...")
+    subprocess.run([sys.executable, "-m", "venv", path], check=True)
+    subprocess.run([os.path.join(path, "bin", "pip"), "install", "-q", "-r", REQUIREMENTS], check=True)
+    with open(stamp, "w") as f:
+        f.write(want)
+    return path
+
+
+def private_file(path, make):
+    """A file of the state dir only its owner reads, made once."""
+    if not os.path.exists(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(make())
+        return True
+    return False
+
+
+class Superset:
+    def __init__(self, env_dir, state):
+        self.bin = os.path.join(env_dir, "bin")
+        self.state = state
+        self.env = dict(os.environ,
+                        SUPERSET_CONFIG_PATH=os.path.join(HERE, "superset_config.py"),
+                        CRITPATH_SUPERSET_STATE=state,
+                        SUPERSET_SECRET_KEY=open(os.path.join(state, "secret-key")).read().strip(),
+                        FLASK_APP="superset")
+
+    def run(self, *args, quiet=True):
+        out = subprocess.run([os.path.join(self.bin, "superset"), *args], env=self.env, text=True,
+                             stdout=subprocess.PIPE if quiet else None, stderr=subprocess.STDOUT if quiet else None)
+        if out.returncode != 0:
+            if quiet:
+                sys.stderr.write(out.stdout[-4000:])
+            raise SystemExit(f"critpath dashboards: superset {args[0]} failed")
+        return out.stdout
+
+    def python(self, *args):
+        subprocess.run([os.path.join(self.bin, "python"), *args], env=self.env, check=True, stdout=subprocess.DEVNULL)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="critpath dashboards", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--warehouse", default="warehouse/demo", help="the Parquet warehouse (default: %(default)s)")
+    p.add_argument("--state", help="Superset's own database, keys and the DuckDB file (default: WAREHOUSE/_superset)")
+    p.add_argument("--port", type=int, default=8088, help="port on 127.0.0.1 (default: %(default)s)")
+    p.add_argument("--venv", default=os.environ.get("CRITPATH_SUPERSET_VENV",
+                                                    os.path.expanduser("~/.cache/critpath/superset-venv")),
+                   help="where Superset is installed (default: %(default)s)")
+    p.add_argument("--setup-only", action="store_true", help="install, configure and import, then exit")
+    args = p.parse_args(argv)
+    if not os.path.isdir(args.warehouse):
+        say(f"no warehouse at {args.warehouse} (run ./critpath demo first, or give --warehouse)")
+        return 2
+    warehouse = os.path.abspath(args.warehouse)
+    state = os.path.abspath(args.state or os.path.join(warehouse, "_superset"))
+    os.makedirs(state, exist_ok=True)
+    private_file(os.path.join(state, "secret-key"), lambda: secrets.token_urlsafe(48))
+    password_file = os.path.join(state, "admin-password")
+    password = os.environ.get("CRITPATH_SUPERSET_PASSWORD")
+    generated = password is None and private_file(password_file, lambda: secrets.token_urlsafe(12))
+    if password is None:
+        password = open(password_file).read().strip()
+
+    ss = Superset(venv(args.venv), state)
+    duckdb_file = os.path.join(state, "critpath.duckdb")
+    say(f"views over {warehouse} into {duckdb_file} ...")
+    if os.path.exists(duckdb_file):
+        os.remove(duckdb_file)  # views are rebuilt: tables that got their first files become real views
+    ss.python(os.path.join(HERE, "critpath_sql.py"), "--warehouse", warehouse, "--database", duckdb_file, "-c", "select 1")
+    say("Superset's own database, roles and admin user ...")
+    ss.run("db", "upgrade")
+    users = ss.run("fab", "list-users")
+    if "username:admin" not in users.replace(" ", ""):
+        ss.run("fab", "create-admin", "--username", "admin", "--firstname", "critpath", "--lastname", "admin",
+               "--email", "admin@localhost", "--password", password)
+    else:
+        ss.run("fab", "reset-password", "--username", "admin", "--password", password)
+    ss.run("init")
+    ss.run("set-database-uri", "--database_name", DATABASE_NAME, "--uri", f"duckdb:///{duckdb_file}")
+    url = f"http://127.0.0.1:{args.port}"
+    say(f"ready: {url}  user admin  password {password if generated or 'CRITPATH_SUPERSET_PASSWORD' not in os.environ else '(from CRITPATH_SUPERSET_PASSWORD)'}")
+    if generated:
+        say(f"(generated on this first run and kept in {password_file})")
+    if args.setup_only:
+        return 0
+    os.execve(os.path.join(ss.bin, "superset"),
+              ["superset", "run", "-h", "127.0.0.1", "-p", str(args.port), "--with-threads"], ss.env)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
