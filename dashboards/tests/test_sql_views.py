@@ -10,27 +10,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "dashboards"))
 import critpath_sql  # noqa: E402
-
-SCENARIOS = ("fast-retransmit", "keepalive-3", "clock-offset")
-
-
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    wh = tmp_path_factory.mktemp("wh")
-    for s in SCENARIOS:
-        lab = os.path.join(REPO, "testdata", "lab", s)
-        subprocess.run([os.path.join(REPO, "critpath"), "analyze", "--client-pcap", os.path.join(lab, "client.pcap"),
-                        "--server-pcap", os.path.join(lab, "server.pcap"), "--parquet", str(wh), "--quiet"],
-                       check=True, stdout=subprocess.DEVNULL)
-    return str(wh)
-
-
-def truth_ports():
-    ports = set()
-    for s in SCENARIOS:
-        with open(os.path.join(REPO, "testdata", "lab", s, "truth.json")) as f:
-            ports.update(c["client_port"] for c in json.load(f)["connections"])
-    return ports
+from conftest import truth_ports  # noqa: E402
 
 
 def test_one_profile_and_one_verdict_per_lab_connection(warehouse):

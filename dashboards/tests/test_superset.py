@@ -1,0 +1,68 @@
+"""`critpath dashboards` on a warehouse made from lab fixtures: Superset installed from PyPI and
+set up by the command, the warehouse queried through Superset's own API."""
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+from conftest import REPO, truth_ports
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def call(base, path, token=None, body=None):
+    headers = {"Content-Type": "application/json"} if body is not None else {}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    req = urllib.request.Request(base + path, data=json.dumps(body).encode() if body is not None else None, headers=headers,
+                                 method="POST" if body is not None else "GET")
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return json.load(r)
+
+
+def test_superset_serves_the_warehouse_views(warehouse):
+    password = "t-" + secrets.token_urlsafe(12)
+    env = dict(os.environ, CRITPATH_SUPERSET_PASSWORD=password)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([os.path.join(REPO, "critpath"), "dashboards", "--warehouse", warehouse, "--port", str(port)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.time() + 900  # the first run installs Superset
+        while True:
+            assert server.poll() is None, "critpath dashboards exited"
+            try:
+                urllib.request.urlopen(base + "/health", timeout=5)
+                break
+            except (urllib.error.URLError, ConnectionError):
+                assert time.time() < deadline, "Superset did not come up"
+                time.sleep(2)
+
+        try:
+            call(base, "/api/v1/security/login", body={"username": "admin", "password": "admin", "provider": "db"})
+            raise AssertionError("a default password was accepted")
+        except urllib.error.HTTPError as e:
+            assert e.code == 401
+        token = call(base, "/api/v1/security/login", body={"username": "admin", "password": password, "provider": "db"})["access_token"]
+
+        databases = call(base, "/api/v1/database/", token)["result"]
+        assert [(d["database_name"], d["backend"]) for d in databases] == [("critpath warehouse", "duckdb")]
+        result = call(base, "/api/v1/sqllab/execute/", token, {
+            "database_id": databases[0]["id"], "runAsync": False,
+            "sql": "select sum(connections) as n, sum(server_share * duration_ms) / sum(duration_ms) as server_share from blame_by_server"})
+        assert result["status"] == "success"
+        row = result["data"][0]
+        assert row["n"] == len(truth_ports())
+        assert 0 < row["server_share"] < 1
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=60)
