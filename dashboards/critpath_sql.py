@@ -26,6 +26,21 @@ BLAME_COLUMNS = ",\n".join(
     [f"  sum({c}_us) / 1e3 AS {c}_ms" for c in CATEGORIES]
     + [f"  sum({c}_us) / nullif(sum(duration_us), 0) AS {c}_share" for c in CATEGORIES])
 
+# IPv6 client networks are /48s: the first three groups of the address, "::" expanded first.
+MACROS = {
+    "v6_groups": """(a) AS (
+  CASE WHEN contains(a, '::') THEN
+    list_filter(string_split(split_part(a, '::', 1), ':'), lambda g: g <> '')
+    || list_transform(range(8 - len(list_filter(string_split(split_part(a, '::', 1), ':'), lambda g: g <> ''))
+                             - len(list_filter(string_split(split_part(a, '::', 2), ':'), lambda g: g <> ''))), lambda i: '0')
+    || list_filter(string_split(split_part(a, '::', 2), ':'), lambda g: g <> '')
+  ELSE string_split(a, ':') END)""",
+    "client_network": """(a) AS (
+  CASE WHEN contains(a, ':')
+       THEN array_to_string(list_transform(v6_groups(a)[1:3], lambda g: printf('%x', TRY_CAST('0x' || g AS INTEGER))), ':') || '::/48'
+       ELSE regexp_replace(a, '\\.\\d+$', '.0') || '/24' END)""",
+}
+
 # Convenience views: where the time went per server, per client network, per hour; what the screen flags.
 CONVENIENCE = {
     "blame_by_server": f"""
@@ -33,8 +48,7 @@ SELECT server_addr, server_port, count(*) AS connections, sum(duration_us) / 1e3
 {BLAME_COLUMNS}
 FROM profiles GROUP BY server_addr, server_port""",
     "blame_by_client_network": f"""
-SELECT CASE WHEN client_addr LIKE '%:%' THEN client_addr
-            ELSE regexp_replace(client_addr, '\\.\\d+$', '.0') || '/24' END AS client_network,
+SELECT client_network(client_addr) AS client_network,
        count(*) AS connections, sum(duration_us) / 1e3 AS duration_ms,
 {BLAME_COLUMNS}
 FROM profiles GROUP BY client_network""",
@@ -77,6 +91,8 @@ def table_view(table, warehouse):
 def connect(warehouse, database=":memory:"):
     """A DuckDB connection with every view in place."""
     con = duckdb.connect(database)
+    for name, body in MACROS.items():
+        con.execute(f"CREATE OR REPLACE MACRO {name}{body}")
     for table in TABLES:
         con.execute(f"CREATE OR REPLACE VIEW {table} AS {table_view(table, os.path.abspath(warehouse))}")
     for name, sql in CONVENIENCE.items():
