@@ -16,9 +16,11 @@ import os
 import secrets
 import subprocess
 import sys
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQUIREMENTS = os.path.join(HERE, "requirements-superset.txt")
+BUNDLE = os.path.join(HERE, "bundle")
 DATABASE_NAME = "critpath warehouse"
 
 
@@ -37,6 +39,29 @@ def venv(path):
     subprocess.run([os.path.join(path, "bin", "pip"), "install", "-q", "-r", REQUIREMENTS], check=True)
     with open(stamp, "w") as f:
         f.write(want)
+    return path
+
+
+SYNC_COLUMNS = """
+from superset.app import create_app
+app = create_app()
+with app.app_context():
+    from superset import db
+    from superset.connectors.sqla.models import SqlaTable
+    for table in db.session.query(SqlaTable).all():
+        table.fetch_metadata()
+    db.session.commit()
+"""
+
+
+def bundle_zip(duckdb_file, path):
+    """The dashboards bundle as Superset imports it, pointed at this warehouse's DuckDB file."""
+    with zipfile.ZipFile(path, "w") as z:
+        for root, _, files in os.walk(BUNDLE):
+            for f in sorted(files):
+                src = os.path.join(root, f)
+                text = open(src).read().replace("CRITPATH_DUCKDB_FILE", duckdb_file)
+                z.writestr(os.path.join("critpath_dashboards", os.path.relpath(src, BUNDLE)), text)
     return path
 
 
@@ -112,7 +137,10 @@ def main(argv=None):
     else:
         ss.run("fab", "reset-password", "--username", "admin", "--password", password)
     ss.run("init")
-    ss.run("set-database-uri", "--database_name", DATABASE_NAME, "--uri", f"duckdb:///{duckdb_file}")
+    say("importing the dashboards (dashboards/bundle) ...")
+    ss.run("import-dashboards", "-p", bundle_zip(duckdb_file, os.path.join(state, "dashboards.zip")), "-u", "admin")
+    # the bundle's datasets carry no column lists: they follow the views, read from DuckDB here
+    ss.python("-c", SYNC_COLUMNS)
     url = f"http://127.0.0.1:{args.port}"
     say(f"ready: {url}  user admin  password {password if generated or 'CRITPATH_SUPERSET_PASSWORD' not in os.environ else '(from CRITPATH_SUPERSET_PASSWORD)'}")
     if generated:

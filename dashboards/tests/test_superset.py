@@ -1,5 +1,6 @@
 """`critpath dashboards` on a warehouse made from lab fixtures: Superset installed from PyPI and
 set up by the command, the warehouse queried through Superset's own API."""
+import glob
 import json
 import os
 import secrets
@@ -10,7 +11,25 @@ import time
 import urllib.error
 import urllib.request
 
+import yaml
 from conftest import REPO, truth_ports
+
+BUNDLE = os.path.join(REPO, "dashboards", "bundle")
+
+
+def label(c):
+    return c if isinstance(c, str) else c["label"]
+
+
+def bundle_charts():
+    """Each chart of the bundle and the columns its saved query names."""
+    charts = {}
+    for path in glob.glob(os.path.join(BUNDLE, "charts", "*.yaml")):
+        with open(path) as f:
+            chart = yaml.safe_load(f)
+        query = json.loads(chart["query_context"])["queries"][0]
+        charts[chart["slice_name"]] = [label(c) for c in query.get("columns", []) + query.get("metrics", [])]
+    return charts
 
 
 def free_port():
@@ -63,6 +82,17 @@ def test_superset_serves_the_warehouse_views(warehouse):
         row = result["data"][0]
         assert row["n"] == len(truth_ports())
         assert 0 < row["server_share"] < 1
+
+        titles = {d["dashboard_title"] for d in call(base, "/api/v1/dashboard/?q=(page_size:100)", token)["result"]}
+        assert titles == {"critpath: fleet screening", "critpath: server vs network blame", "critpath: delay profile explorer"}
+        expected = bundle_charts()
+        charts = call(base, "/api/v1/chart/?q=(page_size:100)", token)["result"]
+        assert sorted(c["slice_name"] for c in charts) == sorted(expected)
+        for c in charts:
+            result = call(base, f"/api/v1/chart/{c['id']}/data/", token)["result"][0]
+            assert result["error"] is None, c["slice_name"]
+            assert result["rowcount"] > 0, c["slice_name"]
+            assert result["colnames"] == expected[c["slice_name"]], c["slice_name"]
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)

@@ -166,10 +166,16 @@ public final class LocalKafka implements AutoCloseable {
     }
 
     /** Kafka's cluster ids are base64url UUIDs without padding. */
+    /** A cluster id as Kafka's own Uuid makes them: never with a leading '-', which the format tool would read as an option. */
     private static String kafkaUuid() {
-        UUID u = UUID.randomUUID();
-        ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+        while (true) {
+            UUID u = UUID.randomUUID();
+            ByteBuffer b = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+            String id = Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+            if (!id.startsWith("-")) {
+                return id;
+            }
+        }
     }
 
     private static int freePort() throws IOException {
