@@ -90,13 +90,18 @@ final class DemoCommand implements Callable<Integer> {
         long committed = -1;
         while (!result.isDone()) {
             Thread.sleep(1000);
-            long now = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
-            if (now != committed) {
-                committed = now;
-                say(err, String.format(java.util.Locale.ROOT, "  %d of %d connections profiled and committed", committed, connections));
-            }
+            committed = reportCommitted(committed, connections, err);
         }
         result.get();
+        reportCommitted(committed, connections, err); // the last commit can land after the last poll
+    }
+
+    private long reportCommitted(long before, long connections, PrintWriter err) throws IOException {
+        long now = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
+        if (now != before) {
+            say(err, String.format(java.util.Locale.ROOT, "  %d of %d connections profiled and committed", now, connections));
+        }
+        return now;
     }
 
     private static void say(PrintWriter err, String line) {
