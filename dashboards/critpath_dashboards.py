@@ -148,7 +148,7 @@ def main(argv=None):
     if args.setup_only:
         return 0
     os.execve(os.path.join(ss.bin, "superset"),
-              ["superset", "run", "-h", "127.0.0.1", "-p", str(args.port), "--without-threads"], ss.env)
+              ["superset", "run", "-h", "127.0.0.1", "-p", str(args.port), "--with-threads"], ss.env)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,14 @@ import time
 import urllib.error
 import urllib.request
 
+import pytest
 import yaml
 from conftest import REPO, truth_ports
 
 BUNDLE = os.path.join(REPO, "dashboards", "bundle")
+SCREENSHOTS = os.path.join(REPO, "dashboards", "tests", "screenshots")
+DASHBOARDS = {"fleet-screening": "critpath: fleet screening", "blame": "critpath: server vs network blame",
+              "delay-profiles": "critpath: delay profile explorer"}
 
 
 def label(c):
@@ -48,7 +52,9 @@ def call(base, path, token=None, body=None):
         return json.load(r)
 
 
-def test_superset_serves_the_warehouse_views(warehouse):
+@pytest.fixture(scope="module")
+def superset(warehouse):
+    """`critpath dashboards` serving the lab warehouse: (base URL, admin password)."""
     password = "t-" + secrets.token_urlsafe(12)
     env = dict(os.environ, CRITPATH_SUPERSET_PASSWORD=password)
     port = free_port()
@@ -65,34 +71,104 @@ def test_superset_serves_the_warehouse_views(warehouse):
             except (urllib.error.URLError, ConnectionError):
                 assert time.time() < deadline, "Superset did not come up"
                 time.sleep(2)
-
-        try:
-            call(base, "/api/v1/security/login", body={"username": "admin", "password": "admin", "provider": "db"})
-            raise AssertionError("a default password was accepted")
-        except urllib.error.HTTPError as e:
-            assert e.code == 401
-        token = call(base, "/api/v1/security/login", body={"username": "admin", "password": password, "provider": "db"})["access_token"]
-
-        databases = call(base, "/api/v1/database/", token)["result"]
-        assert [(d["database_name"], d["backend"]) for d in databases] == [("critpath warehouse", "duckdb")]
-        result = call(base, "/api/v1/sqllab/execute/", token, {
-            "database_id": databases[0]["id"], "runAsync": False,
-            "sql": "select sum(connections) as n, sum(server_share * duration_ms) / sum(duration_ms) as server_share from blame_by_server"})
-        assert result["status"] == "success"
-        row = result["data"][0]
-        assert row["n"] == len(truth_ports())
-        assert 0 < row["server_share"] < 1
-
-        titles = {d["dashboard_title"] for d in call(base, "/api/v1/dashboard/?q=(page_size:100)", token)["result"]}
-        assert titles == {"critpath: fleet screening", "critpath: server vs network blame", "critpath: delay profile explorer"}
-        expected = bundle_charts()
-        charts = call(base, "/api/v1/chart/?q=(page_size:100)", token)["result"]
-        assert sorted(c["slice_name"] for c in charts) == sorted(expected)
-        for c in charts:
-            result = call(base, f"/api/v1/chart/{c['id']}/data/", token)["result"][0]
-            assert result["error"] is None, c["slice_name"]
-            assert result["rowcount"] > 0, c["slice_name"]
-            assert result["colnames"] == expected[c["slice_name"]], c["slice_name"]
+        yield base, password
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
+
+
+def test_superset_serves_the_warehouse_views_and_every_chart(superset):
+    base, password = superset
+    try:
+        call(base, "/api/v1/security/login", body={"username": "admin", "password": "admin", "provider": "db"})
+        raise AssertionError("a default password was accepted")
+    except urllib.error.HTTPError as e:
+        assert e.code == 401
+    token = call(base, "/api/v1/security/login", body={"username": "admin", "password": password, "provider": "db"})["access_token"]
+
+    databases = call(base, "/api/v1/database/", token)["result"]
+    assert [(d["database_name"], d["backend"]) for d in databases] == [("critpath warehouse", "duckdb")]
+    result = call(base, "/api/v1/sqllab/execute/", token, {
+        "database_id": databases[0]["id"], "runAsync": False,
+        "sql": "select sum(connections) as n, sum(server_share * duration_ms) / sum(duration_ms) as server_share from blame_by_server"})
+    assert result["status"] == "success"
+    row = result["data"][0]
+    assert row["n"] == len(truth_ports())
+    assert 0 < row["server_share"] < 1
+
+    titles = {d["dashboard_title"] for d in call(base, "/api/v1/dashboard/?q=(page_size:100)", token)["result"]}
+    assert titles == set(DASHBOARDS.values())
+    expected = bundle_charts()
+    charts = call(base, "/api/v1/chart/?q=(page_size:100)", token)["result"]
+    assert sorted(c["slice_name"] for c in charts) == sorted(expected)
+    for c in charts:
+        result = call(base, f"/api/v1/chart/{c['id']}/data/", token)["result"][0]
+        assert result["error"] is None, c["slice_name"]
+        assert result["rowcount"] > 0, c["slice_name"]
+        assert result["colnames"] == expected[c["slice_name"]], c["slice_name"]
+
+
+def test_every_dashboard_renders_its_charts_in_a_browser(superset):
+    """Headless Chromium logs in, opens each dashboard and waits for its charts: none may show an
+    error or no data. Screenshots stay in dashboards/tests/screenshots."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    base, password = superset
+    opts = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1300"):
+        opts.add_argument(a)
+    opts.binary_location = "/usr/bin/chromium"
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    try:
+        browser.get(base + "/login/")
+        wait_for(lambda: browser.find_elements(By.ID, "password"), "the login form")
+        browser.find_element(By.ID, "username").send_keys("admin")
+        browser.find_element(By.ID, "password").send_keys(password)
+        browser.find_element(By.ID, "password").submit()
+        wait_for(lambda: "/login" not in browser.current_url, "logging in")
+        expected = bundle_charts()
+        for slug, title in DASHBOARDS.items():
+            browser.get(f"{base}/superset/dashboard/{slug}/")
+            charts = wait_for(lambda: [c for c in browser.find_elements(By.CSS_SELECTOR, "[data-test-chart-id]")], title)
+
+            def rendered():
+                done = [c for c in charts if c.find_elements(By.CSS_SELECTOR, "canvas, table, svg")
+                        or c.find_elements(By.CSS_SELECTOR, "[role='alert'], .ant-empty")]
+                return len(done) == len(charts) and not browser.find_elements(By.CSS_SELECTOR, ".loading")
+
+            wait_for(rendered, title + ": every chart drawn")
+            time.sleep(2)  # let the last animation settle for the screenshot
+            browser.save_screenshot(os.path.join(SCREENSHOTS, slug + ".png"))
+            assert len(charts) == sum(1 for path in glob.glob(os.path.join(BUNDLE, "charts", "*.yaml"))
+                                      if chart_dashboard(path) == slug), title
+            errors = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "[data-test-chart-id] [role='alert'], [data-test-chart-id] .ant-empty")]
+            assert not errors, f"{title}: {errors}"
+            assert "No results were returned" not in browser.page_source, title
+        assert expected
+    finally:
+        browser.quit()
+
+
+def wait_for(condition, what, timeout=90):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise AssertionError("timed out waiting for " + what)
+
+
+def chart_dashboard(path):
+    """The slug of the dashboard a chart file of the bundle sits on."""
+    with open(path) as f:
+        chart_uuid = yaml.safe_load(f)["uuid"]
+    for dash in glob.glob(os.path.join(BUNDLE, "dashboards", "*.yaml")):
+        with open(dash) as f:
+            d = yaml.safe_load(f)
+        if any(isinstance(v, dict) and v.get("meta", {}).get("uuid") == chart_uuid for v in d["position"].values()):
+            return d["slug"]
+    return None
