@@ -24,9 +24,11 @@ CATEGORIES = ("server", "client", "propagation", "queuing", "loss_timeout", "los
 
 BLAME_COLUMNS = ",\n".join(
     [f"  sum({c}_us) / 1e3 AS {c}_ms" for c in CATEGORIES]
-    + [f"  sum({c}_us) / nullif(sum(duration_us), 0) AS {c}_share" for c in CATEGORIES])
+    # the cast keeps the division fractional in Trino as well (trino_sql.py reuses these)
+    + [f"  CAST(sum({c}_us) AS DOUBLE) / nullif(sum(duration_us), 0) AS {c}_share" for c in CATEGORIES])
 
 # IPv6 client networks are /48s: the first three groups of the address, "::" expanded first.
+# (Macros are created in order: later ones use earlier ones.)
 MACROS = {
     "v6_groups": """(a) AS (
   CASE WHEN contains(a, '::') THEN
@@ -35,9 +37,15 @@ MACROS = {
                              - len(list_filter(string_split(split_part(a, '::', 2), ':'), lambda g: g <> ''))), lambda i: '0')
     || list_filter(string_split(split_part(a, '::', 2), ':'), lambda g: g <> '')
   ELSE string_split(a, ':') END)""",
+    # canonical text (RFC 5952) of a /48 as Trino's ip_prefix prints it: trailing zero groups fold into "::"
+    "v6_prefix48": """(g) AS (
+  CASE WHEN g[3] <> '0' THEN g[1] || ':' || g[2] || ':' || g[3]
+       WHEN g[2] <> '0' THEN g[1] || ':' || g[2]
+       WHEN g[1] <> '0' THEN g[1]
+       ELSE '' END || '::/48')""",
     "client_network": """(a) AS (
   CASE WHEN contains(a, ':')
-       THEN array_to_string(list_transform(v6_groups(a)[1:3], lambda g: printf('%x', TRY_CAST('0x' || g AS INTEGER))), ':') || '::/48'
+       THEN v6_prefix48(list_transform(v6_groups(a)[1:3], lambda g: printf('%x', TRY_CAST('0x' || g AS INTEGER))))
        ELSE regexp_replace(a, '\\.\\d+$', '.0') || '/24' END)""",
 }
 

@@ -60,7 +60,7 @@ def test_the_command_answers_a_query_and_refuses_a_missing_warehouse(warehouse, 
 
 def test_client_networks_are_ipv4_slash_24s_and_ipv6_slash_48s(warehouse):
     con = critpath_sql.connect(warehouse)
-    cases = {"10.71.1.2": "10.71.1.0/24", "2001:db8::1": "2001:db8:0::/48", "2001:db8:abcd:12::7": "2001:db8:abcd::/48",
-             "2001:0DB8:0a0b:12f0:0:0:0:1": "2001:db8:a0b::/48", "::1": "0:0:0::/48"}
+    cases = {"10.71.1.2": "10.71.1.0/24", "2001:db8::1": "2001:db8::/48", "2001:db8:abcd:12::7": "2001:db8:abcd::/48",
+             "2001:0DB8:0a0b:12f0:0:0:0:1": "2001:db8:a0b::/48", "2001:0:5::1": "2001:0:5::/48", "::1": "::/48"}
     for addr, network in cases.items():
         assert con.execute("select client_network(?)", [addr]).fetchone()[0] == network, addr
