@@ -5,21 +5,18 @@ Java 24 or newer; the test skips with the reason when the machine has none."""
 import glob
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
 import tarfile
-import time
 import urllib.request
 
 import pytest
-from conftest import REPO
+from conftest import REPO, free_port, wait_serving
 
 sys.path.insert(0, os.path.join(REPO, "dashboards"))
 import critpath_sql  # noqa: E402
 import trino_sql  # noqa: E402
-from test_superset import free_port  # noqa: E402
 
 VERSION = "476"
 CENTRAL = "https://repo1.maven.org/maven2/io/trino"
@@ -73,16 +70,8 @@ def trino(warehouse, tmp_path_factory):
     proc = subprocess.Popen([os.path.join(server, "bin", "launcher"), "run", f"--etc-dir={etc}"], env=env,
                             stdout=open(work / "server.log", "w"), stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        deadline = time.time() + 300
-        while True:
-            assert proc.poll() is None, "Trino exited: " + (work / "server.log").read_text()[-2000:]
-            try:
-                if not json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/info", timeout=5))["starting"]:
-                    break
-            except OSError:
-                pass
-            assert time.time() < deadline, "Trino did not start"
-            time.sleep(2)
+        wait_serving(proc, lambda: not json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/info", timeout=5))["starting"],
+                     f"Trino (log: {work / 'server.log'})", timeout=300)
 
         def query(sql):
             out = subprocess.run([java, "-jar", cli, "--server", f"http://127.0.0.1:{port}", "--catalog", "hive",

@@ -93,11 +93,6 @@ global capture_index = 0;
 ## after new_packet for the same packet): none or one.
 global pending: vector of Info = vector();
 
-event zeek_init() &priority=5
-	{
-	Log::create_stream(CritPath::LOG, [$columns=Info, $ev=log_packet, $path="critpath_packets"]);
-	}
-
 ## sensor_role as the log writes it, kept up to date when the option changes.
 global role_text = "unknown";
 
@@ -111,8 +106,9 @@ function role_changed(id: string, new_value: Role): Role
 	return new_value;
 	}
 
-event zeek_init()
+event zeek_init() &priority=5
 	{
+	Log::create_stream(CritPath::LOG, [$columns=Info, $ev=log_packet, $path="critpath_packets"]);
 	role_changed("CritPath::sensor_role", sensor_role);
 	Option::set_change_handler("CritPath::sensor_role", role_changed);
 	}
@@ -173,7 +169,8 @@ function tcp_from_raw(p: pkt_hdr): vector of tcp_hdr
 	{
 	local raw = get_current_packet();
 	local ip_len = p?$ip ? p$ip$len : 40 + p$ip6$len;
-	local start = raw$len - ip_len + (p?$ip ? p$ip$hl : 40);
+	local ip_hl = p?$ip ? p$ip$hl : 40;
+	local start = raw$len - ip_len + ip_hl;
 	if ( raw$len < ip_len || raw$caplen < start + 20 || (p?$ip6 && p$ip6$nxt != 6) )
 		return vector();
 	local h = raw$data[start:start + 20];
@@ -182,7 +179,7 @@ function tcp_from_raw(p: pkt_hdr): vector of tcp_hdr
 	# the ports are the connection's: only the source port is read, to tell the direction
 	return vector(tcp_hdr($sport=count_to_port(bytestring_to_count(h[0:2]), tcp), $dport=0/tcp,
 	                      $seq=bytestring_to_count(h[4:8]), $ack=bytestring_to_count(h[8:12]),
-	                      $hl=hl, $dl=ip_len - (start - (raw$len - ip_len)) - hl,
+	                      $hl=hl, $dl=ip_len - ip_hl - hl,
 	                      $reserved=offset_byte % 16, $flags=bytestring_to_count(h[13:14]),
 	                      $win=bytestring_to_count(h[14:16])));
 	}

@@ -83,7 +83,7 @@ final class DemoCommand implements Callable<Integer> {
         StreamConfig cfg = StreamConfig.defaults(bootstrap, warehouse.toAbsolutePath().toString()).withBounded(true)
                 .withCheckpointing(Duration.ofSeconds(2), checkpoints.toUri().toString());
         CritpathJob job = new CritpathJob(cfg);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, job.flinkConfiguration());
+        StreamExecutionEnvironment env = job.localEnvironment();
         job.build(env);
         JobClient client = env.executeAsync("critpath demo");
         var result = client.getJobExecutionResult(); // fails if the job does

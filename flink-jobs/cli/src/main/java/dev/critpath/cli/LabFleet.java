@@ -39,11 +39,12 @@ final class LabFleet {
     List<PacketEvent> instance(int j, long startUs, Predicate<PacketEvent> keep) {
         List<PacketEvent> lab = connections.get(j % connections.size());
         String client = "10." + (128 + (j >> 16) % 128) + "." + ((j >> 8) & 255) + "." + (j & 255);
+        String communityId = lab.get(0).communityIdWithClient(client); // one flow: its events share the tuple
         long shift = startUs - lab.get(0).tsUs();
         List<PacketEvent> out = new ArrayList<>(lab.size());
         for (PacketEvent e : lab) {
             if (keep.test(e)) {
-                out.add(e.withClient(client).withTsUs(e.tsUs() + shift));
+                out.add(e.withClient(client, communityId).withTsUs(e.tsUs() + shift));
             }
         }
         return out;

@@ -122,8 +122,11 @@ final class StreamBenchCommand implements Callable<Integer> {
         double jobS = bounded(kafka, "bench-throughput", warehouse);
         long profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
         results.add(String.format(Locale.ROOT, "publish to Kafka:        %,12.0f events/s (%,d events in %.1f s)", stream.size() / publishS, stream.size(), publishS));
-        results.add(String.format(Locale.ROOT, "Kafka -> Parquet:        %,12.0f events/s (job %.1f s, of which %.1f s start-up and shut-down; %,.0f events/s over the whole job)",
-                stream.size() / (jobS - emptyS), jobS, emptyS, stream.size() / jobS));
+        results.add(jobS > emptyS
+                ? String.format(Locale.ROOT, "Kafka -> Parquet:        %,12.0f events/s (job %.1f s, of which %.1f s start-up and shut-down; %,.0f events/s over the whole job)",
+                        stream.size() / (jobS - emptyS), jobS, emptyS, stream.size() / jobS)
+                : String.format(Locale.ROOT, "Kafka -> Parquet:        too few events to tell from start-up and shut-down (job %.1f s, empty topic %.1f s); raise --events",
+                        jobS, emptyS));
         results.add(String.format(Locale.ROOT, "                         %,d of %,d connections profiled and committed", profiles, count));
     }
 
@@ -131,8 +134,7 @@ final class StreamBenchCommand implements Callable<Integer> {
         StreamConfig cfg = config(kafka, topic, warehouse).withBounded(true);
         long t0 = System.nanoTime();
         CritpathJob job = new CritpathJob(cfg);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(parallelism, job.flinkConfiguration());
-        job.run(env);
+        job.run(job.localEnvironment());
         return (System.nanoTime() - t0) / 1e9;
     }
 
@@ -262,7 +264,7 @@ final class StreamBenchCommand implements Callable<Integer> {
 
     private static JobClient start(StreamConfig cfg) throws Exception {
         CritpathJob job = new CritpathJob(cfg);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(cfg.parallelism(), job.flinkConfiguration());
+        StreamExecutionEnvironment env = job.localEnvironment();
         job.build(env);
         return env.executeAsync("critpath bench-stream");
     }

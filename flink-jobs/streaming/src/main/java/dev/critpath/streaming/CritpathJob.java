@@ -56,6 +56,11 @@ public final class CritpathJob {
         return c;
     }
 
+    /** A local MiniCluster for this job: the embedded default, tests and benchmarks. */
+    public StreamExecutionEnvironment localEnvironment() {
+        return StreamExecutionEnvironment.createLocalEnvironment(cfg.parallelism(), flinkConfiguration());
+    }
+
     /** Builds the pipeline into the environment; the caller executes it. */
     public void build(StreamExecutionEnvironment env) {
         env.enableCheckpointing(cfg.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);

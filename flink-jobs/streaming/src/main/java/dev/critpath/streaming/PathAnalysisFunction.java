@@ -103,7 +103,8 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
 
     @Override
     public void processElement(FinishedConnection c, Context ctx, Collector<Tuple2<String, GenericRecord>> out) throws Exception {
-        PathState path = known.value() != null ? known.value() : new PathState();
+        PathState stored = known.value();
+        PathState path = stored != null ? stored : new PathState();
         if (c.whole()) {
             for (ConnectionTrace trace : traces(c)) {
                 ConnectionResult r = analyse(c, trace, ctx, () -> analyzer.analyze(trace.withEventsOverCap(c.eventsOverCap),

@@ -63,15 +63,16 @@ public final class Replay {
      * one address they would look like one path whose delay keeps changing.
      */
     public static List<PacketEvent> onePathPerConnection(List<PacketEvent> events) {
-        Map<String, String> clientOf = new HashMap<>();
+        Map<String, String[]> renamed = new HashMap<>(); // flow -> its client address and Community ID
         List<PacketEvent> out = new ArrayList<>(events.size());
         for (PacketEvent e : events) {
             String flow = e.origH() + " " + e.origP() + " " + e.respH() + " " + e.respP();
-            String client = clientOf.computeIfAbsent(flow, f -> {
-                int n = clientOf.size();
-                return "10." + (100 + n / 256) + "." + (n % 256) + ".2";
+            String[] to = renamed.computeIfAbsent(flow, f -> {
+                int n = renamed.size();
+                String client = "10." + (100 + n / 256) + "." + (n % 256) + ".2";
+                return new String[] {client, e.communityIdWithClient(client)};
             });
-            out.add(e.withClient(client));
+            out.add(e.withClient(to[0], to[1]));
         }
         return out;
     }

@@ -4,7 +4,6 @@ import dev.critpath.core.testing.Repo;
 import dev.critpath.streaming.kafka.LocalKafka;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,7 +33,6 @@ abstract class JobTestBase {
 
     static void run(StreamConfig cfg) throws Exception {
         CritpathJob job = new CritpathJob(cfg);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(cfg.parallelism(), job.flinkConfiguration());
-        job.run(env);
+        job.run(job.localEnvironment());
     }
 }

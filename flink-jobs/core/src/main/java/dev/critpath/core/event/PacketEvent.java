@@ -54,10 +54,19 @@ public record PacketEvent(
                 seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
     }
 
-    /** A copy from another client address (its Community ID with it), e.g. to give a replayed connection a network of its own. */
-    public PacketEvent withClient(String client) {
-        return new PacketEvent(sensor, sensorRole, tsUs, CommunityId.tcpV1(client, origP, respH, respP, 0), client, origP, respH, respP,
+    /**
+     * A copy from another client address, e.g. to give a replayed connection a network of its own.
+     *
+     * @param newCommunityId the new tuple's Community ID (see {@link #communityIdWithClient}), computed once per flow by the caller
+     */
+    public PacketEvent withClient(String client, String newCommunityId) {
+        return new PacketEvent(sensor, sensorRole, tsUs, newCommunityId, client, origP, respH, respP,
                 isOrig, flags, seq, ack, len, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, captureIndex);
+    }
+
+    /** The Community ID (seed 0) of this event's flow with another client address. */
+    public String communityIdWithClient(String client) {
+        return CommunityId.tcpV1(client, origP, respH, respP, 0);
     }
 
     /** A copy shifted in time, e.g. to imitate a sensor clock offset. */

@@ -10,9 +10,10 @@ import java.util.Map;
 /**
  * Where a long-lived connection can be cut, so that a streaming job writes out what is done and
  * forgets its packets: a point where an exchange is complete (the last payload was the server's),
- * everything either side sent has been acknowledged, and nothing closed. The next segment begins with the handshake restarted there: each sensor's SYN
- * and SYN/ACK moved in sequence space to just before the next byte, so the sender simulation
- * starts afresh with the negotiated options, as Linux restarts slow start after an idle period.
+ * everything either side sent has been acknowledged, and nothing closed. The next segment begins
+ * with the handshake restarted there: each sensor's SYN and SYN/ACK moved in sequence space to
+ * just before the next byte, so the sender simulation starts afresh with the negotiated options,
+ * as Linux restarts slow start after an idle period.
  */
 public final class ConnectionSegments {
     private ConnectionSegments() {
@@ -23,9 +24,7 @@ public final class ConnectionSegments {
      * either way has been acknowledged, and there was no FIN or RST.
      */
     public static boolean canCutAfter(Iterable<PacketEvent> events) {
-        Flow f = new Flow();
-        events.forEach(f::add);
-        return f.cuttable();
+        return Flow.of(events).cuttable();
     }
 
     /**
@@ -55,8 +54,7 @@ public final class ConnectionSegments {
      * empty when no sensor saw the whole handshake (a connection caught mid-stream stays so).
      */
     public static List<PacketEvent> restartedHandshake(Iterable<PacketEvent> events) {
-        Flow f = new Flow();
-        events.forEach(f::add);
+        Flow f = Flow.of(events);
         List<PacketEvent> out = new ArrayList<>();
         for (Map.Entry<String, PacketEvent> syn : f.synBySensor.entrySet()) {
             PacketEvent synAck = f.synAckBySensor.get(syn.getKey());
@@ -107,6 +105,12 @@ public final class ConnectionSegments {
         final Map<String, PacketEvent> lastPayloadBySensor = new LinkedHashMap<>();
         boolean closed;
 
+        static Flow of(Iterable<PacketEvent> events) {
+            Flow f = new Flow();
+            events.forEach(f::add);
+            return f;
+        }
+
         void add(PacketEvent e) {
             (e.isOrig() ? c2s : s2c).sent(e);
             closed |= e.hasFlag(TcpFlags.FIN) || e.hasFlag(TcpFlags.RST);
@@ -118,9 +122,17 @@ public final class ConnectionSegments {
             }
         }
 
+        /** Checked after every event of a buffer (cutPoint): the cheap conditions first. */
         boolean cuttable() {
-            return !closed && !lastPayloadBySensor.isEmpty() && lastPayloadBySensor.values().stream().noneMatch(PacketEvent::isOrig)
-                    && c2s.acked(s2c) && s2c.acked(c2s);
+            if (closed || lastPayloadBySensor.isEmpty() || !c2s.acked(s2c) || !s2c.acked(c2s)) {
+                return false;
+            }
+            for (PacketEvent last : lastPayloadBySensor.values()) {
+                if (last.isOrig()) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 }
