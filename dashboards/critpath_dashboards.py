@@ -5,23 +5,30 @@ project's dashboards imported.
   critpath dashboards                              on warehouse/demo, http://127.0.0.1:8088
   critpath dashboards --warehouse DIR --port N
   critpath dashboards --setup-only                 install, configure and import, then exit
+  critpath_dashboards.py --installed --host 0.0.0.0 in a Superset container (docker-compose.yml)
 
 The first run installs Superset from PyPI into its own virtual environment (a few minutes). The
 admin password is CRITPATH_SUPERSET_PASSWORD, or one generated on the first run, printed, and
-kept in STATE/admin-password (readable by you only); there is no default password.
+kept in STATE/admin-password (readable by you only); there is no default password. The secret key
+is SUPERSET_SECRET_KEY, or one generated on the first run. A table that gets its first Parquet
+files while Superset runs is picked up within REFRESH_S seconds.
 """
 import argparse
 import hashlib
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import zipfile
+
+import critpath_sql
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQUIREMENTS = os.path.join(HERE, "requirements-superset.txt")
 BUNDLE = os.path.join(HERE, "bundle")
 DATABASE_NAME = "critpath warehouse"
+REFRESH_S = 10
 
 
 def say(msg):
@@ -40,6 +47,18 @@ def venv(path):
     with open(stamp, "w") as f:
         f.write(want)
     return path
+
+
+def installed_env():
+    """This Python's own environment, Superset already in it (a container image). The official
+    apache/superset image lacks the DuckDB driver: it is added, pinned, from PyPI."""
+    try:
+        import duckdb_engine  # noqa: F401
+    except ImportError:
+        pins = [line.strip() for line in open(REQUIREMENTS) if line.startswith("duckdb")]
+        say(f"adding the DuckDB driver from PyPI: {' '.join(pins)} ...")
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", *pins], check=True)
+    return os.path.dirname(os.path.dirname(sys.executable))
 
 
 SYNC_COLUMNS = """
@@ -82,7 +101,8 @@ class Superset:
         self.env = dict(os.environ,
                         SUPERSET_CONFIG_PATH=os.path.join(HERE, "superset_config.py"),
                         CRITPATH_SUPERSET_STATE=state,
-                        SUPERSET_SECRET_KEY=open(os.path.join(state, "secret-key")).read().strip(),
+                        SUPERSET_SECRET_KEY=os.environ.get("SUPERSET_SECRET_KEY")
+                        or open(os.path.join(state, "secret-key")).read().strip(),
                         FLASK_APP="superset")
 
     def run(self, *args, quiet=True):
@@ -97,16 +117,49 @@ class Superset:
     def python(self, *args):
         subprocess.run([os.path.join(self.bin, "python"), *args], env=self.env, check=True, stdout=subprocess.DEVNULL)
 
+    def build_views(self, warehouse, duckdb_file):
+        """The warehouse's views in a new DuckDB file, swapped in whole (Superset may be reading
+        the old one); returns the tables that had files."""
+        filled = tables_with_files(warehouse)
+        fresh = duckdb_file + ".new"
+        if os.path.exists(fresh):
+            os.remove(fresh)
+        self.python(os.path.join(HERE, "critpath_sql.py"), "--warehouse", warehouse, "--database", fresh, "-c", "select 1")
+        os.replace(fresh, duckdb_file)
+        return filled
+
+    def serve(self, host, port, warehouse, duckdb_file, filled):
+        """Runs Superset; a table with no file when the views were made is an empty view, so the
+        views are made again once such a table gets files."""
+        server = subprocess.Popen([os.path.join(self.bin, "superset"), "run", "-h", host, "-p", str(port), "--with-threads"],
+                                  env=self.env)
+        signal.signal(signal.SIGTERM, lambda *_: server.terminate())
+        while server.poll() is None:
+            try:
+                server.wait(timeout=REFRESH_S)
+            except subprocess.TimeoutExpired:
+                if tables_with_files(warehouse) != filled:
+                    filled = self.build_views(warehouse, duckdb_file)
+                    say(f"views made again: tables with files now {', '.join(sorted(filled))}")
+        return server.returncode
+
+
+def tables_with_files(warehouse):
+    return {t for t in critpath_sql.TABLES if critpath_sql.has_files(warehouse, t)}
+
 
 def main(argv=None):
     p = argparse.ArgumentParser(prog="critpath dashboards", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--warehouse", default="warehouse/demo", help="the Parquet warehouse (default: %(default)s)")
     p.add_argument("--state", help="Superset's own database, keys and the DuckDB file (default: WAREHOUSE/_superset)")
-    p.add_argument("--port", type=int, default=8088, help="port on 127.0.0.1 (default: %(default)s)")
+    p.add_argument("--host", default="127.0.0.1", help="address to serve on (default: %(default)s)")
+    p.add_argument("--port", type=int, default=8088, help="port (default: %(default)s)")
     p.add_argument("--venv", default=os.environ.get("CRITPATH_SUPERSET_VENV",
                                                     os.path.expanduser("~/.cache/critpath/superset-venv")),
                    help="where Superset is installed (default: %(default)s)")
+    p.add_argument("--installed", action="store_true",
+                   help="use the Superset installed with this Python (a container image) instead of --venv")
     p.add_argument("--setup-only", action="store_true", help="install, configure and import, then exit")
     args = p.parse_args(argv)
     if not os.path.isdir(args.warehouse):
@@ -122,12 +175,10 @@ def main(argv=None):
     if password is None:
         password = open(password_file).read().strip()
 
-    ss = Superset(venv(args.venv), state)
+    ss = Superset(installed_env() if args.installed else venv(args.venv), state)
     duckdb_file = os.path.join(state, "critpath.duckdb")
     say(f"views over {warehouse} into {duckdb_file} ...")
-    if os.path.exists(duckdb_file):
-        os.remove(duckdb_file)  # views are rebuilt: tables that got their first files become real views
-    ss.python(os.path.join(HERE, "critpath_sql.py"), "--warehouse", warehouse, "--database", duckdb_file, "-c", "select 1")
+    filled = ss.build_views(warehouse, duckdb_file)
     say("Superset's own database, roles and admin user ...")
     ss.run("db", "upgrade")
     users = ss.run("fab", "list-users")
@@ -141,14 +192,13 @@ def main(argv=None):
     ss.run("import-dashboards", "-p", bundle_zip(duckdb_file, os.path.join(state, "dashboards.zip")), "-u", "admin")
     # the bundle's datasets carry no column lists: they follow the views, read from DuckDB here
     ss.python("-c", SYNC_COLUMNS)
-    url = f"http://127.0.0.1:{args.port}"
+    url = f"http://{args.host}:{args.port}"
     say(f"ready: {url}  user admin  password {password if generated or 'CRITPATH_SUPERSET_PASSWORD' not in os.environ else '(from CRITPATH_SUPERSET_PASSWORD)'}")
     if generated:
         say(f"(generated on this first run and kept in {password_file})")
     if args.setup_only:
         return 0
-    os.execve(os.path.join(ss.bin, "superset"),
-              ["superset", "run", "-h", "127.0.0.1", "-p", str(args.port), "--with-threads"], ss.env)
+    return ss.serve(args.host, args.port, warehouse, duckdb_file, filled)
 
 
 if __name__ == "__main__":

@@ -10,8 +10,6 @@ import json
 import os
 import sys
 
-import duckdb
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMAS = os.path.join(HERE, "..", "schemas", "tables")
 TABLES = ("profiles", "exchanges", "critical_path", "screening", "dead_letters")
@@ -82,12 +80,16 @@ def avro_type(t):
     return AVRO_TO_DUCKDB[t]
 
 
+def has_files(warehouse, table):
+    """Whether the table has a finished Parquet file (in-progress ones are hidden: .part-...)."""
+    return any(f.endswith(".parquet") and not f.startswith(".")
+               for _, _, files in os.walk(os.path.join(warehouse, table)) for f in files)
+
+
 def table_view(table, warehouse):
     """A view over the table's finished Parquet files, or an empty view of its schema while it has none."""
     root = os.path.join(warehouse, table)
-    has_files = any(f.endswith(".parquet") and not f.startswith(".")
-                    for _, _, files in os.walk(root) for f in files)
-    if has_files:
+    if has_files(warehouse, table):
         glob = os.path.join(root, "**", "*.parquet").replace("'", "''")
         return (f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true, "
                 f"hive_types = {{'dt': DATE, 'hour': INTEGER}})")
@@ -98,6 +100,8 @@ def table_view(table, warehouse):
 
 def connect(warehouse, database=":memory:"):
     """A DuckDB connection with every view in place."""
+    import duckdb  # here, not at the top: `critpath dashboards` uses has_files without DuckDB
+
     con = duckdb.connect(database)
     for name, body in MACROS.items():
         con.execute(f"CREATE OR REPLACE MACRO {name}{body}")
@@ -123,6 +127,8 @@ def main(argv=None):
     if not os.path.isdir(args.warehouse):
         print(f"critpath sql: no warehouse at {args.warehouse} (run ./critpath demo, or give --warehouse)", file=sys.stderr)
         return 2
+    import duckdb
+
     con = connect(args.warehouse, args.database or ":memory:")
     if args.command:
         try:

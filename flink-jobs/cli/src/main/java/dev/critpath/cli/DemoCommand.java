@@ -49,10 +49,7 @@ final class DemoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         Path dir = fixtures != null ? fixtures : Checkout.root().resolve("testdata/lab");
-        List<Path> runs;
-        try (Stream<Path> s = Files.list(dir)) {
-            runs = s.filter(d -> Files.isRegularFile(d.resolve("client.pcap")) && Files.isRegularFile(d.resolve("server.pcap"))).sorted().toList();
-        }
+        List<Path> runs = Replay.labRunsUnder(dir);
         if (runs.isEmpty()) {
             err.println("critpath demo: no lab runs (client.pcap + server.pcap) under " + dir);
             return 2;

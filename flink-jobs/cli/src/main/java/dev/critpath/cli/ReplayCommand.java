@@ -1,7 +1,11 @@
 package dev.critpath.cli;
 
+import dev.critpath.core.event.PacketEvent;
 import dev.critpath.streaming.Replay;
 import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,16 +31,24 @@ final class ReplayCommand implements Callable<Integer> {
     @Mixin
     CaptureOptions captures;
 
+    @Option(names = "--lab-runs", paramLabel = "DIR", description = {"Also the trace lab's runs under DIR (each a directory with client.pcap and",
+        "server.pcap), as `critpath demo` replays them, e.g. testdata/lab."})
+    Path labRuns;
+
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
         List<Replay.Capture> caps = captures.captures();
-        if (caps.isEmpty()) {
-            err.println("critpath replay: give at least one capture (--client-pcap, --server-pcap or --pcap)");
+        List<Path> runs = labRuns == null ? List.of() : Replay.labRunsUnder(labRuns);
+        if (caps.isEmpty() && runs.isEmpty()) {
+            err.println("critpath replay: give at least one capture (--client-pcap, --server-pcap, --pcap) or --lab-runs with runs in it");
             return 2;
         }
-        var events = Replay.events(caps);
-        err.printf("replaying %,d packet events from %d capture(s) to %s on %s%n", events.size(), caps.size(), topic, bootstrapServers);
+        List<PacketEvent> events = new ArrayList<>(caps.isEmpty() ? List.of() : Replay.events(caps));
+        events.addAll(Replay.labRuns(runs));
+        events.sort(Comparator.comparingLong(PacketEvent::tsUs)); // as the captures' timestamps go
+        err.printf("replaying %,d packet events from %d capture(s) and %d lab run(s) to %s on %s%n", events.size(), caps.size(), runs.size(),
+                topic, bootstrapServers);
         Replay.publish(bootstrapServers, topic, Replay.json(events), n -> err.printf("  %,d sent%n", n));
         return 0;
     }

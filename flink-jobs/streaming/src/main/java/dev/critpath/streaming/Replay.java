@@ -7,6 +7,7 @@ import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.pcap.PcapFormatException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.LongConsumer;
+import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -48,6 +50,13 @@ public final class Replay {
      * Trace-lab runs (directories with client.pcap and server.pcap) as the two sensors lab-client
      * and lab-server would publish them, one client network per connection.
      */
+    /** The trace lab's runs under a directory: its subdirectories holding client.pcap and server.pcap. */
+    public static List<Path> labRunsUnder(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(d -> Files.isRegularFile(d.resolve("client.pcap")) && Files.isRegularFile(d.resolve("server.pcap"))).sorted().toList();
+        }
+    }
+
     public static List<PacketEvent> labRuns(List<Path> runs) throws IOException, PcapFormatException {
         List<Capture> caps = new ArrayList<>();
         for (Path d : runs) {
