@@ -1,9 +1,7 @@
 """A warehouse written by critpath from three lab fixtures, shared by the dashboards' tests."""
 import json
 import os
-import socket
 import subprocess
-import time
 
 import pytest
 
@@ -29,31 +27,3 @@ def truth_ports():
         with open(os.path.join(REPO, "testdata", "lab", s, "truth.json")) as f:
             ports.update(c["client_port"] for c in json.load(f)["connections"])
     return ports
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(condition, what, timeout=90):
-    """condition()'s first true value, polled until timeout."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.5)
-    raise AssertionError("timed out waiting for " + what)
-
-
-def wait_serving(proc, is_up, what, timeout):
-    """Waits for a server process to answer: is_up() true, connection errors meaning not yet."""
-    def up():
-        assert proc.poll() is None, what + " exited"
-        try:
-            return is_up()
-        except OSError:
-            return False
-    wait_for(up, what, timeout)

@@ -1,7 +1,6 @@
 """`critpath dashboards` on a warehouse made from lab fixtures: Superset installed from PyPI and
 set up by the command, the warehouse queried through Superset's own API."""
 import glob
-import json
 import os
 import secrets
 import signal
@@ -12,37 +11,12 @@ import urllib.request
 
 import pytest
 import yaml
-from conftest import REPO, free_port, truth_ports, wait_for, wait_serving
+from conftest import REPO, truth_ports
+from testkit import BUNDLE, call, check_every_chart, free_port, login, wait_for, wait_serving
 
-BUNDLE = os.path.join(REPO, "dashboards", "bundle")
 SCREENSHOTS = os.path.join(REPO, "dashboards", "tests", "screenshots")
 DASHBOARDS = {"fleet-screening": "critpath: fleet screening", "blame": "critpath: server vs network blame",
               "delay-profiles": "critpath: delay profile explorer"}
-
-
-def label(c):
-    return c if isinstance(c, str) else c["label"]
-
-
-def bundle_charts():
-    """Each chart of the bundle and the columns its saved query names."""
-    charts = {}
-    for path in glob.glob(os.path.join(BUNDLE, "charts", "*.yaml")):
-        with open(path) as f:
-            chart = yaml.safe_load(f)
-        query = json.loads(chart["query_context"])["queries"][0]
-        charts[chart["slice_name"]] = [label(c) for c in query.get("columns", []) + query.get("metrics", [])]
-    return charts
-
-
-def call(base, path, token=None, body=None):
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    req = urllib.request.Request(base + path, data=json.dumps(body).encode() if body is not None else None, headers=headers,
-                                 method="POST" if body is not None else "GET")
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.load(r)
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +44,7 @@ def test_superset_serves_the_warehouse_views_and_every_chart(superset):
         raise AssertionError("a default password was accepted")
     except urllib.error.HTTPError as e:
         assert e.code == 401
-    token = call(base, "/api/v1/security/login", body={"username": "admin", "password": password, "provider": "db"})["access_token"]
+    token = login(base, password)
 
     databases = call(base, "/api/v1/database/", token)["result"]
     assert [(d["database_name"], d["backend"]) for d in databases] == [("critpath warehouse", "duckdb")]
@@ -84,14 +58,7 @@ def test_superset_serves_the_warehouse_views_and_every_chart(superset):
 
     titles = {d["dashboard_title"] for d in call(base, "/api/v1/dashboard/?q=(page_size:100)", token)["result"]}
     assert titles == set(DASHBOARDS.values())
-    expected = bundle_charts()
-    charts = call(base, "/api/v1/chart/?q=(page_size:100)", token)["result"]
-    assert sorted(c["slice_name"] for c in charts) == sorted(expected)
-    for c in charts:
-        result = call(base, f"/api/v1/chart/{c['id']}/data/", token)["result"][0]
-        assert result["error"] is None, c["slice_name"]
-        assert result["rowcount"] > 0, c["slice_name"]
-        assert result["colnames"] == expected[c["slice_name"]], c["slice_name"]
+    check_every_chart(base, token)
 
 
 def test_every_dashboard_renders_its_charts_in_a_browser(superset):

@@ -12,7 +12,8 @@ import tarfile
 import urllib.request
 
 import pytest
-from conftest import REPO, free_port, wait_serving
+from conftest import REPO
+from testkit import free_port, wait_serving
 
 sys.path.insert(0, os.path.join(REPO, "dashboards"))
 import critpath_sql  # noqa: E402

@@ -1,0 +1,119 @@
+"""Smoke test of the distributed deployment: docker-compose.yml brought up under podman with the
+images containers/build-images makes here, the trace lab's two-point fixtures replayed into its
+Kafka, Parquet waited for in its warehouse volume and every dashboard chart asked for rows through
+Superset's API; then the stack is torn down. Skips only where no container engine can run."""
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+
+import pytest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path[:0] = [os.path.join(REPO, "dashboards", "tests"), os.path.join(REPO, "dashboards")]
+import critpath_sql  # noqa: E402
+from testkit import call, check_every_chart, free_port, login, wait_for  # noqa: E402
+
+PROJECT = "critpath-smoke"
+COMPOSE = os.path.join(REPO, "containers", "compose")
+HEALTH_CHECKED = ("kafka", "jobmanager", "superset")
+
+
+def podman_usable():
+    if not shutil.which("podman"):
+        return "podman is not installed (containers/podman-setup installs it)"
+    info = subprocess.run(["podman", "info"], capture_output=True, text=True)
+    return None if info.returncode == 0 else "podman cannot run here: " + info.stderr.strip()[-300:]
+
+
+def podman(*args):
+    return subprocess.run(["podman", *args], capture_output=True, text=True)
+
+
+def say(msg):
+    print(f"compose smoke test: {msg}", file=sys.stderr, flush=True)
+
+
+@pytest.fixture(scope="module")
+def stack():
+    reason = podman_usable()
+    if reason:
+        pytest.skip(reason)
+    ports = {name: free_port() for name in ("KAFKA_PORT", "FLINK_PORT", "SUPERSET_PORT")}
+    password = "s-" + secrets.token_urlsafe(12)
+    env = dict(os.environ, SUPERSET_SECRET_KEY=secrets.token_urlsafe(32), SUPERSET_ADMIN_PASSWORD=password,
+               **{k: str(v) for k, v in ports.items()})
+    compose = [COMPOSE, "-p", PROJECT]
+    subprocess.run([*compose, "down", "-v"], env=env, capture_output=True)  # what a killed earlier run left
+    started = time.time()
+    up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True)
+    assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
+    say(f"up -d returned after {time.time() - started:.0f} s")
+    try:
+        yield ports, password, started
+    finally:
+        down = subprocess.run([*compose, "down", "-v"], env=env, capture_output=True, text=True)
+        assert down.returncode == 0, down.stderr[-3000:]
+        left = podman("ps", "-a", "--filter", f"label=io.podman.compose.project={PROJECT}", "--format", "{{.Names}}").stdout.split()
+        assert not left, f"containers left after down: {left}"
+
+
+def container(service):
+    return f"{PROJECT}_{service}_1"
+
+
+def healthy(service):
+    # podman without systemd schedules no health checks: run the compose file's check now
+    return podman("healthcheck", "run", container(service)).returncode == 0
+
+
+def json_at(url):
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return json.load(r)
+    except OSError:
+        return None
+
+
+def test_the_stack_turns_replayed_fixtures_into_parquet_and_charts(stack):
+    ports, password, started = stack
+    for service in HEALTH_CHECKED:
+        wait_for(lambda s=service: healthy(s), f"{service}'s health check to pass", timeout=600)
+    say(f"kafka, jobmanager and superset healthy {time.time() - started:.0f} s after up")
+
+    flink = f"http://127.0.0.1:{ports['FLINK_PORT']}"
+    wait_for(lambda: any(j["name"] == "critpath" and j["state"] == "RUNNING"
+                         for j in (json_at(flink + "/jobs/overview") or {"jobs": []})["jobs"]),
+             "the critpath job to run on the session cluster", timeout=300)
+    submitted = podman("inspect", container("critpath-job"), "--format", "{{.State.ExitCode}}").stdout.strip()
+    assert submitted == "0", podman("logs", container("critpath-job")).stderr[-3000:]
+
+    replay = subprocess.run([os.path.join(REPO, "critpath"), "replay", "--bootstrap-servers", f"localhost:{ports['KAFKA_PORT']}",
+                             "--lab-runs", os.path.join(REPO, "testdata", "lab")], capture_output=True, text=True)
+    assert replay.returncode == 0, replay.stderr[-3000:]
+    replayed = time.time()
+
+    warehouse = podman("volume", "inspect", f"{PROJECT}_warehouse", "--format", "{{.Mountpoint}}").stdout.strip()
+    wait_for(lambda: critpath_sql.has_files(warehouse, "profiles"), "profiles in the warehouse volume", timeout=300)
+    say(f"first profiles committed {time.time() - replayed:.0f} s after the replay")
+    con = critpath_sql.connect(warehouse)
+    rows, distinct = con.execute("select count(*), count(distinct conn_uid) from profiles").fetchone()
+    assert rows == distinct > 0, f"{rows} profile rows for {distinct} connections: each must be there once"
+
+    base = f"http://127.0.0.1:{ports['SUPERSET_PORT']}"
+    token = login(base, password)
+    # Superset's views follow the warehouse within its refresh period once tables have files
+    wait_for(lambda: _blame_connections(base, token) > 0, "Superset to see the profiles", timeout=120)
+    charts = check_every_chart(base, token)
+    say(f"{len(charts)} charts answered with rows, {time.time() - started:.0f} s after up")
+
+
+def _blame_connections(base, token):
+    databases = call(base, "/api/v1/database/", token)["result"]
+    result = call(base, "/api/v1/sqllab/execute/", token, {
+        "database_id": databases[0]["id"], "runAsync": False, "sql": "select sum(connections) as n from blame_by_server"})
+    return result["data"][0]["n"] or 0
