@@ -3,10 +3,7 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.core.event.SensorRole;
-import dev.critpath.core.event.TcpFlags;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;
@@ -57,18 +54,14 @@ class FailoverTest extends JobTestBase {
             Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events.subList(half, events.size())), n -> { });
             // a late SYN moves event time past every connection's close timer
             PacketEvent last = events.get(events.size() - 1);
-            Replay.publish(kafka.bootstrapServers(), topic, Replay.json(List.of(later(last, 600_000_000L))), n -> { });
+            Replay.publish(kafka.bootstrapServers(), topic, Replay.json(List.of(LabReplay.synLater(last, 600_000_000L))), n -> { });
             awaitProfiles(cluster, id, warehouse, total, Duration.ofSeconds(180));
             Thread.sleep(1500); // a few more checkpoints: anything duplicated would show now
 
             assertTrue(cluster.getArchivedExecutionGraph(id).get().getStatusTimestamp(JobStatus.RESTARTING) > 0, "the job restarted");
             cluster.cancelJob(id).get();
         }
-        var expected = LabReplay.expectedRows(events);
-        var got = LabReplay.warehouseRows(warehouse); // fails on any row seen twice
-        for (WarehouseTable t : List.of(WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.SCREENING)) {
-            assertEquals(expected.get(t), got.get(t), t.tableName());
-        }
+        LabReplay.assertTablesEqual(LabReplay.expectedRows(events), LabReplay.warehouseRows(warehouse)); // fails on any row seen twice
     }
 
     private static void awaitProfiles(MiniCluster cluster, JobID id, Path warehouse, int n, Duration timeout) throws Exception {
@@ -84,12 +77,5 @@ class FailoverTest extends JobTestBase {
         var graph = cluster.getArchivedExecutionGraph(id).get();
         throw new AssertionError("only " + seen + " of " + n + " profiles committed within " + timeout + "; job " + graph.getState()
                 + (graph.getFailureInfo() == null ? "" : ", failed: " + graph.getFailureInfo().getExceptionAsString()));
-    }
-
-    private static PacketEvent later(PacketEvent e, long byUs) {
-        String client = "192.0.2.1";
-        return new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs() + byUs, CommunityId.tcpV1(client, 40000, e.respH(), e.respP(), 0),
-                client, 40000, e.respH(), e.respP(), true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null,
-                PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64, PacketEvent.ABSENT);
     }
 }

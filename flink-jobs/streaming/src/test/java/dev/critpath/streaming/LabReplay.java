@@ -1,8 +1,12 @@
 package dev.critpath.streaming;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
@@ -52,9 +56,13 @@ final class LabReplay {
 
     /** The core engine's rows for the same events, per table, keyed by connection and row order. */
     static Map<WarehouseTable, Map<String, List<String>>> expectedRows(List<PacketEvent> events) {
+        return expectedRows(events, Analyzer.defaults());
+    }
+
+    /** The same, from a given analyzer (a job elsewhere lacks the test classpath's plugin screen rule). */
+    static Map<WarehouseTable, Map<String, List<String>>> expectedRows(List<PacketEvent> events, Analyzer analyzer) {
         ConnectionAssembler as = new ConnectionAssembler();
         events.forEach(as::add);
-        Analyzer analyzer = Analyzer.defaults();
         Map<WarehouseTable, Map<String, List<String>>> out = new java.util.EnumMap<>(WarehouseTable.class);
         for (ConnectionTrace t : as.connections()) {
             ConnectionResult r = analyzer.analyze(t);
@@ -85,6 +93,18 @@ final class LabReplay {
         return out;
     }
 
+    /** The four analysis tables (dead letters aside) hold the same rows, and each row the same values. */
+    static void assertTablesEqual(Map<WarehouseTable, Map<String, List<String>>> expected, Map<WarehouseTable, Map<String, List<String>>> got) {
+        for (WarehouseTable t : List.of(WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.SCREENING)) {
+            Map<String, List<String>> want = expected.getOrDefault(t, Map.of());
+            Map<String, List<String>> have = got.getOrDefault(t, Map.of());
+            assertEquals(want.keySet(), have.keySet(), t.tableName() + ": the same rows");
+            for (String k : want.keySet()) {
+                assertEquals(want.get(k), have.get(k), t.tableName() + " row " + k);
+            }
+        }
+    }
+
     private static String rowKey(WarehouseTable table, GenericRecord g) {
         return switch (table) {
             case EXCHANGES -> g.get("conn_uid") + "#" + g.get("exchange_index");
@@ -106,5 +126,13 @@ final class LabReplay {
             out.add(f.name() + "=" + v);
         }
         return out;
+    }
+
+    /** A SYN of a new connection {@code byUs} after {@code e}: moves event time past every open connection's close timer. */
+    static PacketEvent synLater(PacketEvent e, long byUs) {
+        String client = "192.0.2.1";
+        return new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs() + byUs, CommunityId.tcpV1(client, 40000, e.respH(), e.respP(), 0),
+                client, 40000, e.respH(), e.respP(), true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null,
+                PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64, PacketEvent.ABSENT);
     }
 }

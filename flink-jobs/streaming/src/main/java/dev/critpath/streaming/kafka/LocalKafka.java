@@ -99,7 +99,12 @@ public final class LocalKafka implements AutoCloseable {
 
     /** Creates a topic (no-op if it exists). */
     public void createTopic(String name, int partitions) throws IOException {
-        try (Admin admin = admin()) {
+        createTopic(bootstrapServers(), name, partitions);
+    }
+
+    /** Creates a topic on any single-broker Kafka (no-op if it exists). */
+    public static void createTopic(String bootstrapServers, String name, int partitions) throws IOException {
+        try (Admin admin = admin(bootstrapServers)) {
             if (!admin.listTopics().names().get().contains(name)) {
                 admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
             }
@@ -111,9 +116,9 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
-    private Admin admin() {
+    private static Admin admin(String bootstrapServers) {
         Properties p = new Properties();
-        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+        p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
         return Admin.create(p);
@@ -127,7 +132,7 @@ public final class LocalKafka implements AutoCloseable {
                         + " and " + dir.resolve("broker.out"));
             }
             if (accepts(port)) {
-                try (Admin admin = admin()) {
+                try (Admin admin = admin(bootstrapServers())) {
                     admin.describeCluster().nodes().get(10, TimeUnit.SECONDS);
                     return;
                 } catch (ExecutionException | TimeoutException e) {
