@@ -40,7 +40,10 @@ class LongLivedConnectionTest extends JobTestBase {
         assertTrue(events.size() > 100, "more events than the cap: " + events.size());
 
         String topic = "long-lived";
-        kafka.createTopic(topic, 2);
+        // one partition: with two, one reader can race through its half before the other reader's
+        // watermark lets the quiet periods pass, and the whole connection is buffered (flaky);
+        // watermark alignment bounds that skew in a live stream, not in a replay read in milliseconds
+        kafka.createTopic(topic, 1);
         Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events), n -> { });
         Path warehouse = tmp.resolve("wh-long");
         run(boundedJob(topic, warehouse).withMaxEventsPerConnection(100)
