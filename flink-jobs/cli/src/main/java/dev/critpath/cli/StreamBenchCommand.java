@@ -1,6 +1,7 @@
 package dev.critpath.cli;
 
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.streaming.CritpathJob;
 import dev.critpath.streaming.Replay;
@@ -19,13 +20,21 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -128,6 +137,54 @@ final class StreamBenchCommand implements Callable<Integer> {
                 : String.format(Locale.ROOT, "Kafka -> Parquet:        too few events to tell from start-up and shut-down (job %.1f s, empty topic %.1f s); raise --events",
                         jobS, emptyS));
         results.add(String.format(Locale.ROOT, "                         %,d of %,d connections profiled and committed", profiles, count));
+        say("  the ceiling: plain Kafka consumers, one per partition, no Flink ...");
+        double readS = readAll(kafka, "bench-throughput", stream.size(), false);
+        double parseS = readAll(kafka, "bench-throughput", stream.size(), true);
+        results.add(String.format(Locale.ROOT, "reading alone:           %,12.0f events/s; and parsing the JSON as the job does: %,.0f events/s (%d threads)",
+                stream.size() / readS, stream.size() / parseS, partitions));
+    }
+
+    /**
+     * Seconds for plain consumers, a thread per partition, to read the whole topic (parsing each
+     * record if asked): what this machine allows any job before it does anything with the events.
+     */
+    private double readAll(LocalKafka kafka, String topic, int total, boolean parse) throws Exception {
+        AtomicLong read = new AtomicLong();
+        AtomicReference<Exception> failed = new AtomicReference<>();
+        List<Thread> readers = new ArrayList<>();
+        long t0 = System.nanoTime();
+        for (int partition = 0; partition < partitions; partition++) {
+            TopicPartition tp = new TopicPartition(topic, partition);
+            Thread reader = new Thread(() -> {
+                Properties p = new Properties();
+                p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+                PacketEventJson json = PacketEventJson.standard();
+                try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+                    c.assign(List.of(tp));
+                    c.seekToBeginning(List.of(tp));
+                    long end = c.endOffsets(List.of(tp)).get(tp);
+                    while (c.position(tp) < end) {
+                        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                            if (parse) {
+                                json.parse(r.value());
+                            }
+                            read.incrementAndGet();
+                        }
+                    }
+                } catch (Exception e) {
+                    failed.set(e);
+                }
+            });
+            reader.start();
+            readers.add(reader);
+        }
+        for (Thread t : readers) {
+            t.join();
+        }
+        if (failed.get() != null || read.get() != total) {
+            throw new IllegalStateException("read " + read.get() + " of " + total + " records", failed.get());
+        }
+        return (System.nanoTime() - t0) / 1e9;
     }
 
     private double bounded(LocalKafka kafka, String topic, Path warehouse) throws Exception {

@@ -32,7 +32,7 @@ final class ContainerEngine implements ExecutionCondition {
     private static ConditionEvaluationResult find() {
         boolean dockerGiven = System.getenv("DOCKER_HOST") != null || Files.exists(Path.of("/var/run/docker.sock"));
         if (!dockerGiven) {
-            if (!onPath("podman")) {
+            if (!podmanInstalled()) {
                 return ConditionEvaluationResult.disabled("none: no DOCKER_HOST, no /var/run/docker.sock and no podman");
             }
             try {
@@ -58,12 +58,15 @@ final class ContainerEngine implements ExecutionCondition {
         }
     }
 
-    private static boolean onPath(String command) {
-        for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            if (Files.isExecutable(Path.of(dir, command))) {
-                return true;
-            }
+    private static boolean podmanInstalled() {
+        try {
+            return new ProcessBuilder("podman", "--version").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start().waitFor() == 0;
+        } catch (IOException e) {
+            return false; // not on the PATH
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
         }
-        return false;
     }
 }

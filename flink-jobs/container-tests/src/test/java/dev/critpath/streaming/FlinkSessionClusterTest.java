@@ -9,7 +9,6 @@ import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.streaming.kafka.LocalKafka;
-import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,7 +80,8 @@ class FlinkSessionClusterTest {
                 Properties builtIn = new Properties();
                 builtIn.setProperty("rules", String.join(",", Screen.DEFAULT_RULES));
                 var expected = LabReplay.expectedRows(events, new Analyzer(AnalysisConfig.defaults(), Screen.fromProperties(builtIn, null)));
-                awaitProfiles(warehouse, expected.get(WarehouseTable.PROFILES).size(), Duration.ofMinutes(3), taskmanager);
+                LabReplay.awaitProfiles(warehouse, expected.get(WarehouseTable.PROFILES).size(), Duration.ofMinutes(3),
+                        () -> "TaskManager log ends:\n" + tail(taskmanager.getLogs()));
                 Thread.sleep(3000); // a few more checkpoints: a row committed twice would show now
                 LabReplay.assertTablesEqual(expected, LabReplay.warehouseRows(warehouse));
             }
@@ -94,18 +94,7 @@ class FlinkSessionClusterTest {
                 .withFileSystemBind(warehouse.toString(), "/warehouse", BindMode.READ_WRITE);
     }
 
-    private static void awaitProfiles(Path warehouse, int n, Duration timeout, GenericContainer<?> taskmanager) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int seen = 0;
-        while (System.nanoTime() < deadline) {
-            seen = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
-            if (seen >= n) {
-                return;
-            }
-            Thread.sleep(500);
-        }
-        String logs = taskmanager.getLogs();
-        throw new AssertionError("only " + seen + " of " + n + " profiles committed within " + timeout + "; TaskManager log ends:\n"
-                + logs.substring(Math.max(0, logs.length() - 4000)));
+    private static String tail(String log) {
+        return log.substring(Math.max(0, log.length() - 4000));
     }
 }

@@ -82,7 +82,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         // processing-time TTL only guards against a key whose timer was somehow lost
         StateTtlConfig ttl = StateTtlConfig.newBuilder(java.time.Duration.ofHours(24)).cleanupFullSnapshot()
                 .disableCleanupInBackground().build(); // background cleanup walked whole buffers on every access
-        ListStateDescriptor<PacketEvent> b = new ListStateDescriptor<>("buffered", TypeInformation.of(PacketEvent.class));
+        ListStateDescriptor<PacketEvent> b = new ListStateDescriptor<>("buffered", EventSerializers.PACKET_EVENT);
         b.enableTimeToLive(ttl);
         ValueStateDescriptor<FlowState> f = new ValueStateDescriptor<>("flow", TypeInformation.of(FlowState.class));
         f.enableTimeToLive(ttl);

@@ -77,11 +77,12 @@ public final class CritpathJob {
                 .withWatermarkAlignment("critpath-sensors", cfg.alignmentMaxDrift(), Duration.ofSeconds(1));
 
         SingleOutputStreamOperator<PacketEvent> events = env.fromSource(source, time, "packet events (Kafka)").uid("kafka-source")
-                .process(new SplitDeadLetters()).name("parse and validate").uid("split-dead-letters");
+                .process(new SplitDeadLetters(), EventSerializers.PACKET_EVENT).name("parse and validate").uid("split-dead-letters");
 
         SingleOutputStreamOperator<FinishedConnection> connections = events
                 .keyBy(PacketEvent::communityId)
-                .process(new ConnectionAssemblyFunction(cfg)).name("assemble connections (keyed by flow)").uid("assemble-connections");
+                .process(new ConnectionAssemblyFunction(cfg), EventSerializers.FINISHED_CONNECTION).name("assemble connections (keyed by flow)")
+                .uid("assemble-connections");
 
         SingleOutputStreamOperator<Tuple2<String, GenericRecord>> profiles = connections
                 .keyBy(c -> c.pathKey)

@@ -65,17 +65,9 @@ class FailoverTest extends JobTestBase {
     }
 
     private static void awaitProfiles(MiniCluster cluster, JobID id, Path warehouse, int n, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        int seen = 0;
-        while (System.nanoTime() < deadline) {
-            seen = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
-            if (seen >= n) {
-                return;
-            }
-            Thread.sleep(200);
-        }
-        var graph = cluster.getArchivedExecutionGraph(id).get();
-        throw new AssertionError("only " + seen + " of " + n + " profiles committed within " + timeout + "; job " + graph.getState()
-                + (graph.getFailureInfo() == null ? "" : ", failed: " + graph.getFailureInfo().getExceptionAsString()));
+        LabReplay.awaitProfiles(warehouse, n, timeout, () -> {
+            var graph = cluster.getArchivedExecutionGraph(id).get();
+            return "job " + graph.getState() + (graph.getFailureInfo() == null ? "" : ", failed: " + graph.getFailureInfo().getExceptionAsString());
+        });
     }
 }

@@ -16,11 +16,13 @@ import dev.critpath.warehouse.WarehouseTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
@@ -91,6 +93,20 @@ final class LabReplay {
             }
         }
         return out;
+    }
+
+    /** Waits until the warehouse holds n profiles; else fails saying how far it got and {@code why}'s account of the job. */
+    static void awaitProfiles(Path warehouse, int n, Duration timeout, Callable<String> why) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int seen = 0;
+        while (System.nanoTime() < deadline) {
+            seen = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
+            if (seen >= n) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("only " + seen + " of " + n + " profiles committed within " + timeout + "; " + why.call());
     }
 
     /** The four analysis tables (dead letters aside) hold the same rows, and each row the same values. */

@@ -1,0 +1,333 @@
+package dev.critpath.streaming;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import org.apache.flink.api.common.serialization.SerializerConfig;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+
+/**
+ * Serializers for what every packet crosses: the shuffle to connection assembly, the assembly's
+ * buffer in state, the shuffle to path analysis. Flink's POJO serializer reads each field by
+ * reflection and writes strings a character at a time; these write the fields in order and
+ * strings as UTF-8 bytes, and a connection's events name their sensor, flow and addresses once,
+ * not once per packet.
+ */
+final class EventSerializers {
+    static final TypeInformation<PacketEvent> PACKET_EVENT = new SerializerTypeInfo<>(PacketEvent.class, PacketEventSerializer.INSTANCE);
+    static final TypeInformation<FinishedConnection> FINISHED_CONNECTION =
+            new SerializerTypeInfo<>(FinishedConnection.class, FinishedConnectionSerializer.INSTANCE);
+
+    private static final int NULL = -1;
+    private static final int SAME_AS_BEFORE = -2;
+
+    private EventSerializers() {
+    }
+
+    /** Writes s, or a mark when it equals the previous event's value (then read back as that very string). */
+    private static void writeString(DataOutputView out, String s, String before) throws IOException {
+        if (s == null) {
+            out.writeInt(NULL);
+        } else if (s.equals(before)) {
+            out.writeInt(SAME_AS_BEFORE);
+        } else {
+            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            out.writeInt(b.length);
+            out.write(b);
+        }
+    }
+
+    private static String readString(DataInputView in, String before) throws IOException {
+        int n = in.readInt();
+        if (n == NULL) {
+            return null;
+        }
+        if (n == SAME_AS_BEFORE) {
+            return before;
+        }
+        byte[] b = new byte[n];
+        in.readFully(b);
+        return new String(b, StandardCharsets.UTF_8);
+    }
+
+    /** One event; strings equal to {@code before}'s (an earlier event of the same record, or null) are not repeated. */
+    static void write(PacketEvent e, DataOutputView out, PacketEvent before) throws IOException {
+        writeString(out, e.sensor(), before == null ? null : before.sensor());
+        out.writeByte(e.sensorRole().ordinal());
+        out.writeLong(e.tsUs());
+        writeString(out, e.communityId(), before == null ? null : before.communityId());
+        writeString(out, e.origH(), before == null ? null : before.origH());
+        out.writeInt(e.origP());
+        writeString(out, e.respH(), before == null ? null : before.respH());
+        out.writeInt(e.respP());
+        out.writeBoolean(e.isOrig());
+        out.writeInt(e.flags());
+        out.writeLong(e.seq());
+        out.writeLong(e.ack());
+        out.writeInt(e.len());
+        out.writeInt(e.win());
+        out.writeInt(e.wscale());
+        out.writeInt(e.mss());
+        out.writeByte(e.sackOk() == null ? 2 : e.sackOk() ? 1 : 0);
+        long[] sack = e.sack();
+        out.writeInt(sack == null ? NULL : sack.length);
+        if (sack != null) {
+            for (long v : sack) {
+                out.writeLong(v);
+            }
+        }
+        out.writeLong(e.tsval());
+        out.writeLong(e.tsecr());
+        out.writeInt(e.ipId());
+        out.writeInt(e.ttl());
+        out.writeLong(e.captureIndex());
+    }
+
+    static PacketEvent read(DataInputView in, PacketEvent before) throws IOException {
+        String sensor = readString(in, before == null ? null : before.sensor());
+        SensorRole role = SensorRole.values()[in.readByte()];
+        long tsUs = in.readLong();
+        String communityId = readString(in, before == null ? null : before.communityId());
+        String origH = readString(in, before == null ? null : before.origH());
+        int origP = in.readInt();
+        String respH = readString(in, before == null ? null : before.respH());
+        int respP = in.readInt();
+        boolean isOrig = in.readBoolean();
+        int flags = in.readInt();
+        long seq = in.readLong();
+        long ack = in.readLong();
+        int len = in.readInt();
+        int win = in.readInt();
+        int wscale = in.readInt();
+        int mss = in.readInt();
+        byte sackOk = in.readByte();
+        int sackLength = in.readInt();
+        long[] sack = sackLength == NULL ? null : new long[sackLength];
+        for (int i = 0; sack != null && i < sackLength; i++) {
+            sack[i] = in.readLong();
+        }
+        return new PacketEvent(sensor, role, tsUs, communityId, origH, origP, respH, respP, isOrig, flags, seq, ack, len, win, wscale, mss,
+                sackOk == 2 ? null : sackOk == 1, sack, in.readLong(), in.readLong(), in.readInt(), in.readInt(), in.readLong());
+    }
+
+    /** Packet events are immutable: copies are the event itself. */
+    static final class PacketEventSerializer extends TypeSerializerSingleton<PacketEvent> {
+        static final PacketEventSerializer INSTANCE = new PacketEventSerializer();
+
+        @Override
+        public boolean isImmutableType() {
+            return true;
+        }
+
+        @Override
+        public PacketEvent createInstance() {
+            return null;
+        }
+
+        @Override
+        public PacketEvent copy(PacketEvent from) {
+            return from;
+        }
+
+        @Override
+        public PacketEvent copy(PacketEvent from, PacketEvent reuse) {
+            return from;
+        }
+
+        @Override
+        public int getLength() {
+            return -1;
+        }
+
+        @Override
+        public void serialize(PacketEvent e, DataOutputView out) throws IOException {
+            write(e, out, null);
+        }
+
+        @Override
+        public PacketEvent deserialize(DataInputView in) throws IOException {
+            return read(in, null);
+        }
+
+        @Override
+        public PacketEvent deserialize(PacketEvent reuse, DataInputView in) throws IOException {
+            return read(in, null);
+        }
+
+        @Override
+        public void copy(DataInputView in, DataOutputView out) throws IOException {
+            write(read(in, null), out, null);
+        }
+
+        @Override
+        public TypeSerializerSnapshot<PacketEvent> snapshotConfiguration() {
+            return new PacketEventSnapshot();
+        }
+    }
+
+    public static final class PacketEventSnapshot extends SimpleTypeSerializerSnapshot<PacketEvent> {
+        public PacketEventSnapshot() {
+            super(() -> PacketEventSerializer.INSTANCE);
+        }
+    }
+
+    /** A finished connection's events share their strings: each is written once per record. */
+    static final class FinishedConnectionSerializer extends TypeSerializerSingleton<FinishedConnection> {
+        static final FinishedConnectionSerializer INSTANCE = new FinishedConnectionSerializer();
+
+        @Override
+        public boolean isImmutableType() {
+            return false;
+        }
+
+        @Override
+        public FinishedConnection createInstance() {
+            return new FinishedConnection();
+        }
+
+        @Override
+        public FinishedConnection copy(FinishedConnection from) {
+            // the events are immutable; the array is the only part to copy
+            return new FinishedConnection(from.pathKey, from.events == null ? null : from.events.clone(), from.eventsOverCap, from.flow,
+                    from.segment, from.last);
+        }
+
+        @Override
+        public FinishedConnection copy(FinishedConnection from, FinishedConnection reuse) {
+            return copy(from);
+        }
+
+        @Override
+        public int getLength() {
+            return -1;
+        }
+
+        @Override
+        public void serialize(FinishedConnection c, DataOutputView out) throws IOException {
+            writeString(out, c.pathKey, null);
+            out.writeInt(c.events == null ? NULL : c.events.length);
+            PacketEvent before = null;
+            for (int i = 0; c.events != null && i < c.events.length; i++) {
+                write(c.events[i], out, before);
+                before = c.events[i];
+            }
+            out.writeLong(c.eventsOverCap);
+            writeString(out, c.flow, null);
+            out.writeInt(c.segment);
+            out.writeBoolean(c.last);
+        }
+
+        @Override
+        public FinishedConnection deserialize(DataInputView in) throws IOException {
+            String pathKey = readString(in, null);
+            int n = in.readInt();
+            PacketEvent[] events = n == NULL ? null : new PacketEvent[n];
+            PacketEvent before = null;
+            for (int i = 0; i < n; i++) {
+                events[i] = read(in, before);
+                before = events[i];
+            }
+            return new FinishedConnection(pathKey, events, in.readLong(), readString(in, null), in.readInt(), in.readBoolean());
+        }
+
+        @Override
+        public FinishedConnection deserialize(FinishedConnection reuse, DataInputView in) throws IOException {
+            return deserialize(in);
+        }
+
+        @Override
+        public void copy(DataInputView in, DataOutputView out) throws IOException {
+            serialize(deserialize(in), out);
+        }
+
+        @Override
+        public TypeSerializerSnapshot<FinishedConnection> snapshotConfiguration() {
+            return new FinishedConnectionSnapshot();
+        }
+    }
+
+    public static final class FinishedConnectionSnapshot extends SimpleTypeSerializerSnapshot<FinishedConnection> {
+        public FinishedConnectionSnapshot() {
+            super(() -> FinishedConnectionSerializer.INSTANCE);
+        }
+    }
+
+    /** Type information that is nothing but a given serializer. */
+    private static final class SerializerTypeInfo<T> extends TypeInformation<T> {
+        private final Class<T> type;
+        private final TypeSerializer<T> serializer;
+
+        SerializerTypeInfo(Class<T> type, TypeSerializer<T> serializer) {
+            this.type = type;
+            this.serializer = serializer;
+        }
+
+        @Override
+        public boolean isBasicType() {
+            return false;
+        }
+
+        @Override
+        public boolean isTupleType() {
+            return false;
+        }
+
+        @Override
+        public int getArity() {
+            return 1;
+        }
+
+        @Override
+        public int getTotalFields() {
+            return 1;
+        }
+
+        @Override
+        public Class<T> getTypeClass() {
+            return type;
+        }
+
+        @Override
+        public boolean isKeyType() {
+            return false;
+        }
+
+        @Override
+        public TypeSerializer<T> createSerializer(SerializerConfig config) {
+            return serializer;
+        }
+
+        @Override
+        @Deprecated
+        public TypeSerializer<T> createSerializer(org.apache.flink.api.common.ExecutionConfig config) {
+            return serializer;
+        }
+
+        @Override
+        public String toString() {
+            return type.getSimpleName() + " (critpath serializer)";
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SerializerTypeInfo<?> other && other.type == type;
+        }
+
+        @Override
+        public int hashCode() {
+            return type.hashCode();
+        }
+
+        @Override
+        public boolean canEqual(Object o) {
+            return o instanceof SerializerTypeInfo<?>;
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.critpath.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.event.PacketEvent;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/** The hand-written serializers give back every field of every lab event, alone and as a connection's array. */
+class EventSerializersTest {
+    @Test
+    void everyLabEventComesBackFieldForField() throws Exception {
+        List<PacketEvent> events = LabReplay.events(LabReplay.scenarios());
+        assertTrue(events.stream().anyMatch(e -> e.sack() != null) && events.stream().anyMatch(e -> e.sackOk() == null),
+                "the fixtures exercise SACK blocks and absent options");
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        for (PacketEvent e : events) {
+            EventSerializers.PacketEventSerializer.INSTANCE.serialize(e, out);
+        }
+        DataInputDeserializer in = new DataInputDeserializer(out.getSharedBuffer(), 0, out.length());
+        for (PacketEvent e : events) {
+            assertSameEvent(e, EventSerializers.PacketEventSerializer.INSTANCE.deserialize(in));
+        }
+        assertEquals(0, in.available());
+    }
+
+    @Test
+    void aConnectionsEventsShareTheirStringsAndLoseNothing() throws Exception {
+        List<PacketEvent> events = LabReplay.events(LabReplay.scenarios("keepalive-3"));
+        FinishedConnection c = new FinishedConnection("path", events.toArray(PacketEvent[]::new), 3, "flow", 2, true);
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        EventSerializers.FinishedConnectionSerializer.INSTANCE.serialize(c, out);
+        DataOutputSerializer alone = new DataOutputSerializer(256);
+        for (PacketEvent e : events) {
+            EventSerializers.PacketEventSerializer.INSTANCE.serialize(e, alone);
+        }
+        assertTrue(out.length() < alone.length() * 3 / 4, out.length() + " bytes for the connection, " + alone.length() + " for its events alone");
+
+        FinishedConnection back = EventSerializers.FinishedConnectionSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getSharedBuffer(), 0, out.length()));
+        assertEquals(List.of("path", 3L, "flow", 2, true), List.of(back.pathKey, back.eventsOverCap, back.flow, back.segment, back.last));
+        assertEquals(events.size(), back.events.length);
+        for (int i = 0; i < events.size(); i++) {
+            assertSameEvent(events.get(i), back.events[i]);
+        }
+        assertSame(back.events[0].communityId(), back.events[1].communityId(), "one string per connection, not per packet");
+    }
+
+    /** Every field, as the sensors' JSON record has it (records compare arrays by reference). */
+    private static void assertSameEvent(PacketEvent want, PacketEvent got) {
+        assertEquals(new String(Replay.json(want), StandardCharsets.UTF_8), new String(Replay.json(got), StandardCharsets.UTF_8));
+    }
+}
