@@ -4,7 +4,6 @@ import dev.critpath.core.event.PacketEvent;
 import dev.critpath.streaming.Replay;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -44,7 +43,7 @@ final class ReplayCommand implements Callable<Integer> {
             err.println("critpath replay: give at least one capture (--client-pcap, --server-pcap, --pcap) or --lab-runs with runs in it");
             return 2;
         }
-        List<PacketEvent> events = new ArrayList<>(caps.isEmpty() ? List.of() : Replay.events(caps));
+        List<PacketEvent> events = Replay.events(caps); // a list of its own, sorted by time
         events.addAll(Replay.labRuns(runs));
         events.sort(Comparator.comparingLong(PacketEvent::tsUs)); // as the captures' timestamps go
         err.printf("replaying %,d packet events from %d capture(s) and %d lab run(s) to %s on %s%n", events.size(), caps.size(), runs.size(),

@@ -1,10 +1,7 @@
 package dev.critpath.streaming;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.streaming.kafka.LocalKafka;
-import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,6 +1,5 @@
 package dev.critpath.streaming;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
