@@ -2,6 +2,7 @@ package dev.critpath.streaming;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.StringCache;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.serialization.SerializerConfig;
@@ -11,6 +12,7 @@ import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
@@ -27,8 +29,29 @@ final class EventSerializers {
 
     private static final int NULL = -1;
     private static final int SAME_AS_BEFORE = -2;
+    /**
+     * Where a record is put together before it goes to a stream that is not an array (checkpoint
+     * files): such streams take each byte of writeInt and writeLong in a call of its own.
+     */
+    private static final ThreadLocal<DataOutputSerializer> STAGING = ThreadLocal.withInitial(() -> new DataOutputSerializer(4096));
 
     private EventSerializers() {
+    }
+
+    private interface RecordWriter<T> {
+        void write(T record, DataOutputView out) throws IOException;
+    }
+
+    /** Writes the record straight into an array-backed view, else through {@link #STAGING}. */
+    private static <T> void staged(T record, DataOutputView out, RecordWriter<T> writer) throws IOException {
+        if (out instanceof DataOutputSerializer) {
+            writer.write(record, out);
+        } else {
+            DataOutputSerializer staging = STAGING.get();
+            staging.clear();
+            writer.write(record, staging);
+            out.write(staging.getSharedBuffer(), 0, staging.length());
+        }
     }
 
     /** Writes s, or a mark when it equals the previous event's value (then read back as that very string). */
@@ -44,7 +67,20 @@ final class EventSerializers {
         }
     }
 
-    private static String readString(DataInputView in, String before) throws IOException {
+    /** A reading thread's scratch bytes and recently read strings. */
+    private static final class Reading {
+        byte[] bytes = new byte[64];
+        final StringCache strings = new StringCache(1 << 14);
+    }
+
+    /**
+     * Without it every buffered packet holds copies of its flow's sensor, Community ID and
+     * addresses (four strings, more bytes than the packet's own fields), which the garbage
+     * collector copies with it.
+     */
+    private static final ThreadLocal<Reading> READING = ThreadLocal.withInitial(Reading::new);
+
+    private static String readString(DataInputView in, String before, Reading r) throws IOException {
         int n = in.readInt();
         if (n == NULL) {
             return null;
@@ -52,9 +88,17 @@ final class EventSerializers {
         if (n == SAME_AS_BEFORE) {
             return before;
         }
-        byte[] b = new byte[n];
-        in.readFully(b);
-        return new String(b, StandardCharsets.UTF_8);
+        if (r.bytes.length < n) {
+            r.bytes = new byte[Math.max(n, 2 * r.bytes.length)];
+        }
+        in.readFully(r.bytes, 0, n);
+        int hash = StringCache.hash(r.bytes, 0, n);
+        String s = r.strings.get(0, r.bytes, 0, n, hash);
+        if (s == null) {
+            s = new String(r.bytes, 0, n, StandardCharsets.UTF_8);
+            r.strings.put(0, r.bytes, 0, n, hash, s);
+        }
+        return s;
     }
 
     /** One event; strings equal to {@code before}'s (an earlier event of the same record, or null) are not repeated. */
@@ -90,14 +134,14 @@ final class EventSerializers {
         out.writeLong(e.captureIndex());
     }
 
-    static PacketEvent read(DataInputView in, PacketEvent before) throws IOException {
-        String sensor = readString(in, before == null ? null : before.sensor());
+    static PacketEvent read(DataInputView in, PacketEvent before, Reading r) throws IOException {
+        String sensor = readString(in, before == null ? null : before.sensor(), r);
         SensorRole role = SensorRole.values()[in.readByte()];
         long tsUs = in.readLong();
-        String communityId = readString(in, before == null ? null : before.communityId());
-        String origH = readString(in, before == null ? null : before.origH());
+        String communityId = readString(in, before == null ? null : before.communityId(), r);
+        String origH = readString(in, before == null ? null : before.origH(), r);
         int origP = in.readInt();
-        String respH = readString(in, before == null ? null : before.respH());
+        String respH = readString(in, before == null ? null : before.respH(), r);
         int respP = in.readInt();
         boolean isOrig = in.readBoolean();
         int flags = in.readInt();
@@ -148,22 +192,22 @@ final class EventSerializers {
 
         @Override
         public void serialize(PacketEvent e, DataOutputView out) throws IOException {
-            write(e, out, null);
+            staged(e, out, (event, o) -> write(event, o, null));
         }
 
         @Override
         public PacketEvent deserialize(DataInputView in) throws IOException {
-            return read(in, null);
+            return read(in, null, READING.get());
         }
 
         @Override
         public PacketEvent deserialize(PacketEvent reuse, DataInputView in) throws IOException {
-            return read(in, null);
+            return deserialize(in);
         }
 
         @Override
         public void copy(DataInputView in, DataOutputView out) throws IOException {
-            write(read(in, null), out, null);
+            serialize(deserialize(in), out);
         }
 
         @Override
@@ -211,6 +255,10 @@ final class EventSerializers {
 
         @Override
         public void serialize(FinishedConnection c, DataOutputView out) throws IOException {
+            staged(c, out, FinishedConnectionSerializer::writeFields);
+        }
+
+        private static void writeFields(FinishedConnection c, DataOutputView out) throws IOException {
             writeString(out, c.pathKey, null);
             out.writeInt(c.events == null ? NULL : c.events.length);
             PacketEvent before = null;
@@ -226,15 +274,16 @@ final class EventSerializers {
 
         @Override
         public FinishedConnection deserialize(DataInputView in) throws IOException {
-            String pathKey = readString(in, null);
+            Reading r = READING.get();
+            String pathKey = readString(in, null, r);
             int n = in.readInt();
             PacketEvent[] events = n == NULL ? null : new PacketEvent[n];
             PacketEvent before = null;
             for (int i = 0; i < n; i++) {
-                events[i] = read(in, before);
+                events[i] = read(in, before, r);
                 before = events[i];
             }
-            return new FinishedConnection(pathKey, events, in.readLong(), readString(in, null), in.readInt(), in.readBoolean());
+            return new FinishedConnection(pathKey, events, in.readLong(), readString(in, null, r), in.readInt(), in.readBoolean());
         }
 
         @Override

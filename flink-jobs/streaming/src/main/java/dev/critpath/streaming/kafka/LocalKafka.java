@@ -97,6 +97,11 @@ public final class LocalKafka implements AutoCloseable {
         return "127.0.0.1:" + port;
     }
 
+    /** The broker's process, e.g. to read the CPU time it used. */
+    public ProcessHandle process() {
+        return process.toHandle();
+    }
+
     /** Creates a topic (no-op if it exists). */
     public void createTopic(String name, int partitions) throws IOException {
         createTopic(bootstrapServers(), name, partitions);
