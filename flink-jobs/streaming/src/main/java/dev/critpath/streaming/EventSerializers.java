@@ -29,6 +29,8 @@ final class EventSerializers {
 
     private static final int NULL = -1;
     private static final int SAME_AS_BEFORE = -2;
+    /** values() copies its array on every call: once per event read, it was a twentieth of the analysis. */
+    private static final SensorRole[] ROLES = SensorRole.values();
     /**
      * Where a record is put together before it goes to a stream that is not an array (checkpoint
      * files): such streams take each byte of writeInt and writeLong in a call of its own.
@@ -104,7 +106,7 @@ final class EventSerializers {
     /** One event; strings equal to {@code before}'s (an earlier event of the same record, or null) are not repeated. */
     static void write(PacketEvent e, DataOutputView out, PacketEvent before) throws IOException {
         writeString(out, e.sensor(), before == null ? null : before.sensor());
-        out.writeByte(e.sensorRole().ordinal());
+        out.writeByte(e.sensorRole() == null ? NULL : e.sensorRole().ordinal()); // sensor_role is optional
         out.writeLong(e.tsUs());
         writeString(out, e.communityId(), before == null ? null : before.communityId());
         writeString(out, e.origH(), before == null ? null : before.origH());
@@ -136,7 +138,8 @@ final class EventSerializers {
 
     static PacketEvent read(DataInputView in, PacketEvent before, Reading r) throws IOException {
         String sensor = readString(in, before == null ? null : before.sensor(), r);
-        SensorRole role = SensorRole.values()[in.readByte()];
+        byte roleOrdinal = in.readByte();
+        SensorRole role = roleOrdinal == NULL ? null : ROLES[roleOrdinal];
         long tsUs = in.readLong();
         String communityId = readString(in, before == null ? null : before.communityId(), r);
         String origH = readString(in, before == null ? null : before.origH(), r);

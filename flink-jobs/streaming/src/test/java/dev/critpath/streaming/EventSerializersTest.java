@@ -1,10 +1,13 @@
 package dev.critpath.streaming;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
+import dev.critpath.core.testing.Repo;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +35,16 @@ class EventSerializersTest {
             assertSameEvent(e, EventSerializers.PacketEventSerializer.INSTANCE.deserialize(in));
         }
         assertEquals(0, in.available());
+    }
+
+    /** sensor_role is optional in the schema: an event without one must cross the job like any other. */
+    @Test
+    void anEventWithoutASensorRoleComesBack() throws Exception {
+        PacketEvent e = PacketEventJson.standard().parse(Repo.schemaResource("vectors/packet-event/valid/data-minimal.json"));
+        assertNull(e.sensorRole(), "the vector has no sensor_role");
+        DataOutputSerializer out = new DataOutputSerializer(256);
+        EventSerializers.PacketEventSerializer.INSTANCE.serialize(e, out);
+        assertSameEvent(e, EventSerializers.PacketEventSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getSharedBuffer(), 0, out.length())));
     }
 
     @Test
