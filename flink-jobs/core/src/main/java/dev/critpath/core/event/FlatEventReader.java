@@ -15,7 +15,6 @@ final class FlatEventReader {
     private final StringCache strings = new StringCache(1 << 14);
     private byte[] b;
     private int i;
-    private int hash;
 
     /** The record's fields, each in its range and form, or null when the full parser must decide. */
     EventFields read(byte[] json) {
@@ -113,6 +112,7 @@ final class FlatEventReader {
         if (to < 0) {
             return null;
         }
+        int hash = StringCache.hash(b, from, to);
         String s = strings.get(field.kind.ordinal(), b, from, to, hash);
         if (s == null) {
             s = new String(b, from, to - from, StandardCharsets.US_ASCII);
@@ -124,23 +124,17 @@ final class FlatEventReader {
         return s;
     }
 
-    /**
-     * After an opening quote: the end of a string of printable ASCII without escapes (position of
-     * its closing quote, now passed), or -1. Leaves the bytes' hash for {@link StringCache} in {@link #hash}.
-     */
+    /** After an opening quote: the end of a string of printable ASCII without escapes (position of its closing quote, now passed), or -1. */
     private int plainStringEnd() {
-        int h = 0;
         for (int j = i; j < b.length; j++) {
             byte c = b[j];
             if (c == '"') {
                 i = j + 1;
-                hash = h;
                 return j;
             }
             if (c == '\\' || c < 0x20) { // escapes, control bytes, and (negative) non-ASCII bytes
                 return -1;
             }
-            h = StringCache.next(h, c);
         }
         return -1;
     }

@@ -1,5 +1,8 @@
 package dev.critpath.core.event;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 /**
@@ -11,6 +14,7 @@ import java.util.Arrays;
  */
 public final class StringCache {
     private static final int PROBES = 4;
+    private static final VarHandle WORDS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
 
     private final byte[][] keys;
     private final int[] tags;
@@ -28,7 +32,7 @@ public final class StringCache {
         mask = capacity - 1;
     }
 
-    /** The string cached for the bytes b[from, to) under this tag, or null; {@code hash} is {@link #hash} of the bytes. */
+    /** The string cached for the bytes b[from, to) under this tag, or null; {@code hash} is {@link #hash} of the same bytes. */
     public String get(int tag, byte[] b, int from, int to, int hash) {
         int h = spread(tag, hash);
         for (int p = 0; p < PROBES; p++) {
@@ -58,18 +62,24 @@ public final class StringCache {
         values[slot] = value;
     }
 
-    /** The hash of the bytes b[from, to) that get and put take (callers that scan the bytes anyway fold it in as they go). */
+    /**
+     * The hash of the bytes b[from, to) that get and put take: their length and first and last
+     * eight bytes, so that it costs the same for any length (get compares the whole key anyway).
+     */
     public static int hash(byte[] b, int from, int to) {
-        int h = 0;
-        for (int j = from; j < to; j++) {
-            h = next(h, b[j]);
+        int n = to - from;
+        long head = 0;
+        long tail = 0;
+        if (n >= 8) {
+            head = (long) WORDS.get(b, from);
+            tail = (long) WORDS.get(b, to - 8);
+        } else {
+            for (int j = from; j < to; j++) {
+                head = head << 8 | (b[j] & 0xff);
+            }
         }
-        return h;
-    }
-
-    /** One step of {@link #hash}. */
-    static int next(int h, byte b) {
-        return 31 * h + b;
+        long h = head * 0x9E3779B97F4A7C15L ^ Long.rotateLeft(tail * 0xC2B2AE3D27D4EB4FL, 31) ^ n;
+        return (int) (h ^ (h >>> 32));
     }
 
     private static int spread(int tag, int hash) {
@@ -77,12 +87,19 @@ public final class StringCache {
         return h ^ (h >>> 16);
     }
 
-    /** A plain loop: these keys are short, where Arrays.equals' vectorised setup costs more than it saves. */
+    /** Eight bytes at a time: keys are short, where Arrays.equals' vectorised set-up costs more than it saves. */
     private static boolean same(byte[] key, byte[] b, int from, int to) {
-        if (key.length != to - from) {
+        int n = key.length;
+        if (n != to - from) {
             return false;
         }
-        for (int k = 0; k < key.length; k++) {
+        int k = 0;
+        for (; k + 8 <= n; k += 8) {
+            if ((long) WORDS.get(key, k) != (long) WORDS.get(b, from + k)) {
+                return false;
+            }
+        }
+        for (; k < n; k++) {
             if (key[k] != b[from + k]) {
                 return false;
             }
