@@ -58,7 +58,7 @@ final class StreamBenchCommand implements Callable<Integer> {
     /** 2026-11-22 00:00 UTC: event time of the synthetic fleet. */
     private static final long EPOCH_US = 1_795_305_600_000_000L;
     /** Passes at the end whose median is the sustained rate (this machine's speed varies from run to run). */
-    private static final int MEASURED = 3;
+    private static final int MEASURED = 5;
 
     @Spec
     CommandSpec spec;
@@ -73,7 +73,7 @@ final class StreamBenchCommand implements Callable<Integer> {
     int events;
 
     @Option(names = "--passes", paramLabel = "N", description = {"Passes of the job over the published events (default: ${DEFAULT-VALUE}): the JIT compiles the",
-            "job's code over the first ones; the sustained rate is the median of the last " + MEASURED + "."}, defaultValue = "8")
+            "job's code over the first ones; the sustained rate is the median of the last " + MEASURED + "."}, defaultValue = "10")
     int passes;
 
     @Option(names = "--interval-us", paramLabel = "US", description = "Event time between connection starts in the throughput run (default: ${DEFAULT-VALUE}).", defaultValue = "2000")
