@@ -41,6 +41,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -103,6 +104,9 @@ final class StreamBenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         err = spec.commandLine().getErr();
+        if (passes < 2) {
+            throw new ParameterException(spec.commandLine(), "--passes must be at least 2: the first pass is the JIT's");
+        }
         Path dir = fixtures != null ? fixtures : Checkout.root().resolve("testdata/lab");
         List<Path> runs;
         try (Stream<Path> s = Files.list(dir)) {
@@ -151,8 +155,8 @@ final class StreamBenchCommand implements Callable<Integer> {
         // rate once passes stop getting cheaper.
         List<Usage> runs = new ArrayList<>();
         Path warehouse = null;
-        for (int pass = 1; pass <= Math.max(passes, MEASURED + 1); pass++) {
-            say(String.format(Locale.ROOT, "  the job over the published events, pass %d of %d ...", pass, Math.max(passes, MEASURED + 1)));
+        for (int pass = 1; pass <= passes; pass++) {
+            say(String.format(Locale.ROOT, "  the job over the published events, pass %d of %d ...", pass, passes));
             warehouse = scratch.resolve("wh-pass-" + pass);
             Usage whole = bounded(kafka, "bench-throughput", "bench-pass-" + pass, warehouse);
             // start-up and shut-down alone, as warm as this pass: a job on an empty topic
@@ -160,13 +164,14 @@ final class StreamBenchCommand implements Callable<Integer> {
             say(String.format(Locale.ROOT, "    %,.0f events/s, %.2f µs of the job's CPU per event", n / run.wallS, run.jobCpuS * 1e6 / n));
             runs.add(run);
         }
-        List<Usage> measured = new ArrayList<>(runs.subList(runs.size() - MEASURED, runs.size()));
+        int last = Math.min(MEASURED, passes - 1); // never the first pass, which compiles
+        List<Usage> measured = new ArrayList<>(runs.subList(runs.size() - last, runs.size()));
         measured.sort(Comparator.comparingDouble(Usage::wallS));
-        Usage median = measured.get(MEASURED / 2);
+        Usage median = measured.get(last / 2);
         long profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
         results.add(String.format(Locale.ROOT, "publish to Kafka:        %,12.0f events/s (%,d events in %.1f s)", n / publishS, n, publishS));
         results.add(String.format(Locale.ROOT, "Kafka -> Parquet:        %,12.0f events/s sustained: the median of the last %d passes (%,.0f to %,.0f), each less the start-up",
-                n / median.wallS, MEASURED, n / measured.get(MEASURED - 1).wallS, n / measured.get(0).wallS));
+                n / median.wallS, last, n / measured.get(last - 1).wallS, n / measured.get(0).wallS));
         results.add(String.format(Locale.ROOT, "                         and shut-down of a job on an empty topic; all passes: %s events/s, the first in a fresh JVM",
                 String.join(", ", runs.stream().map(r -> String.format(Locale.ROOT, "%,.0f", n / r.wallS)).toList())));
         results.add(String.format(Locale.ROOT, "                         %,d of %,d connections profiled and committed in the last pass", profiles, count));

@@ -45,6 +45,18 @@ class StreamingCommandsTest {
         }
     }
 
+    /** The benchmark at toy size: every pass commits every connection, and the figures come out. */
+    @Test
+    void benchStreamMeasuresThroughputPastTheFirstPass() {
+        CliRun r = CliRun.of("bench-stream", "--measure", "throughput", "--events", "20000", "--passes", "3");
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("pass 3 of 3"), r.err());
+        assertTrue(r.out().matches("(?s).*Kafka -> Parquet: +[\\d,]+ events/s sustained: the median of the last 2 passes.*"), r.out());
+        assertTrue(r.out().matches("(?s).*\\s(\\d+) of \\1 connections profiled and committed in the last pass.*"), r.out());
+        assertTrue(r.out().matches("(?s).*CPU per event: +\\d+\\.\\d+ µs in the job, \\d+\\.\\d+ µs in the broker.*"), r.out());
+        assertEquals(2, CliRun.of("bench-stream", "--passes", "1").exit(), "one pass would measure only the JIT");
+    }
+
     @Test
     void streamRefusesAnImpossibleConfigurationClearly() {
         CliRun r = CliRun.of("stream", "--bootstrap-servers", "127.0.0.1:1", "--warehouse", tmp.toString(), "--state-backend", "memory");
