@@ -50,7 +50,8 @@ def stack():
     compose = [COMPOSE, "-p", PROJECT]
     subprocess.run([*compose, "down", "-v"], env=env, capture_output=True)  # what a killed earlier run left
     started = time.time()
-    up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True)
+    # a missing image can leave podman-compose waiting for good: fail instead
+    up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True, timeout=600)
     assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
     say(f"up -d returned after {time.time() - started:.0f} s")
     try:

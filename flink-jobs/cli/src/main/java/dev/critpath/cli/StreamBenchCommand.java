@@ -77,6 +77,10 @@ final class StreamBenchCommand implements Callable<Integer> {
             "job's code over the first ones; the sustained rate is the median of the last " + MEASURED + "."}, defaultValue = "10")
     int passes;
 
+    @Option(names = "--checkpoint-interval-ms", paramLabel = "MS", description = {"Checkpoint interval of the throughput and latency runs (default: ${DEFAULT-VALUE}, the job's).",
+            "A pass lasts seconds: shorter intervals show what a long run's checkpoints cost."}, defaultValue = "10000")
+    long checkpointIntervalMs;
+
     @Option(names = "--interval-us", paramLabel = "US", description = "Event time between connection starts in the throughput run (default: ${DEFAULT-VALUE}).", defaultValue = "2000")
     long intervalUs;
 
@@ -267,7 +271,7 @@ final class StreamBenchCommand implements Callable<Integer> {
 
     private StreamConfig config(LocalKafka kafka, String topic, Path warehouse) {
         return StreamConfig.defaults(kafka.bootstrapServers(), warehouse.toAbsolutePath().toString()).withTopic(topic, topic)
-                .withParallelism(parallelism).withCheckpointing(Duration.ofSeconds(10), warehouse.resolve("_checkpoints").toUri().toString());
+                .withParallelism(parallelism).withCheckpointing(Duration.ofMillis(checkpointIntervalMs), warehouse.resolve("_checkpoints").toUri().toString());
     }
 
     /**
