@@ -155,8 +155,8 @@ final class StreamBenchCommand implements Callable<Integer> {
         double publishS = (System.nanoTime() - t0) / 1e9;
         int n = stream.size();
         // Flink's, Kafka's, Parquet's and the engine's code is compiled by the JIT over the first
-        // millions of events (a third of a first pass' CPU): a long-running job's rate is the
-        // rate once passes stop getting cheaper.
+        // millions of events (a third of a first pass' CPU): a long-running job's rate is that
+        // of the last passes.
         List<Usage> runs = new ArrayList<>();
         Path warehouse = null;
         for (int pass = 1; pass <= passes; pass++) {

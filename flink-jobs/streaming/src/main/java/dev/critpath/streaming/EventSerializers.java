@@ -5,6 +5,7 @@ import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.StringCache;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.function.Predicate;
 import org.apache.flink.api.common.serialization.SerializerConfig;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
@@ -81,6 +82,8 @@ final class EventSerializers {
      * collector copies with it.
      */
     private static final ThreadLocal<Reading> READING = ThreadLocal.withInitial(Reading::new);
+    /** What was written was checked when it was first read. */
+    private static final Predicate<String> ANY_STRING = s -> true;
 
     private static String readString(DataInputView in, String before, Reading r) throws IOException {
         int n = in.readInt();
@@ -94,13 +97,7 @@ final class EventSerializers {
             r.bytes = new byte[Math.max(n, 2 * r.bytes.length)];
         }
         in.readFully(r.bytes, 0, n);
-        int hash = StringCache.hash(r.bytes, 0, n);
-        String s = r.strings.get(0, r.bytes, 0, n, hash);
-        if (s == null) {
-            s = new String(r.bytes, 0, n, StandardCharsets.UTF_8);
-            r.strings.put(0, r.bytes, 0, n, hash, s);
-        }
-        return s;
+        return r.strings.intern(0, r.bytes, 0, n, ANY_STRING);
     }
 
     /** One event; strings equal to {@code before}'s (an earlier event of the same record, or null) are not repeated. */

@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The packet-event fields of schemas/packet-event.schema.json, with each one's JSON type and range,
@@ -57,6 +58,8 @@ enum EventField {
     final long min;
     final long max;
     private final byte[] wireBytes;
+    /** {@link #validString} as a value, made once: readers pass it per string read. */
+    final Predicate<String> form;
     /** The name and its closing quote as two little-endian words, and masks of the bytes that count. */
     private final long quoted0;
     private final long quoted1;
@@ -77,6 +80,7 @@ enum EventField {
         this.min = min;
         this.max = max;
         this.wireBytes = wire.getBytes(StandardCharsets.US_ASCII);
+        this.form = this::validString;
         byte[] withQuote = (wire + '"').getBytes(StandardCharsets.US_ASCII);
         long[] words = new long[2];
         long[] masks = new long[2];
@@ -133,7 +137,7 @@ enum EventField {
     }
 
     /** 1-128 characters of [A-Za-z0-9._:@/-], checked by hand: a regex matcher per event costs more than the rest of the checks. */
-    static boolean sensorName(String s) {
+    private static boolean sensorName(String s) {
         if (s.isEmpty() || s.length() > 128) {
             return false;
         }
@@ -147,7 +151,7 @@ enum EventField {
     }
 
     /** 1:[A-Za-z0-9+/]{27}= (a v1 Community ID in base64). */
-    static boolean communityIdForm(String s) {
+    private static boolean communityIdForm(String s) {
         if (s.length() != 30 || !s.startsWith("1:") || s.charAt(29) != '=') {
             return false;
         }

@@ -1,6 +1,5 @@
 package dev.critpath.core.event;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -112,16 +111,7 @@ final class FlatEventReader {
         if (to < 0) {
             return null;
         }
-        int hash = StringCache.hash(b, from, to);
-        String s = strings.get(field.kind.ordinal(), b, from, to, hash);
-        if (s == null) {
-            s = new String(b, from, to - from, StandardCharsets.US_ASCII);
-            if (!field.validString(s)) {
-                return null;
-            }
-            strings.put(field.kind.ordinal(), b, from, to, hash, s);
-        }
-        return s;
+        return strings.intern(field.kind.ordinal(), b, from, to, field.form);
     }
 
     /** After an opening quote: the end of a string of printable ASCII without escapes (position of its closing quote, now passed), or -1. */

@@ -3,7 +3,9 @@ package dev.critpath.core.event;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.function.Predicate;
 
 /**
  * Strings by their bytes: a flow repeats its sensor, Community ID and addresses in every packet, so
@@ -32,8 +34,25 @@ public final class StringCache {
         mask = capacity - 1;
     }
 
+    /**
+     * The string of the bytes b[from, to) under this tag: the cached instance, else the bytes
+     * decoded as UTF-8 and cached if {@code valid} accepts them; null if it does not.
+     */
+    public String intern(int tag, byte[] b, int from, int to, Predicate<String> valid) {
+        int hash = hash(b, from, to);
+        String s = get(tag, b, from, to, hash);
+        if (s == null) {
+            s = new String(b, from, to - from, StandardCharsets.UTF_8);
+            if (!valid.test(s)) {
+                return null;
+            }
+            put(tag, b, from, to, hash, s);
+        }
+        return s;
+    }
+
     /** The string cached for the bytes b[from, to) under this tag, or null; {@code hash} is {@link #hash} of the same bytes. */
-    public String get(int tag, byte[] b, int from, int to, int hash) {
+    String get(int tag, byte[] b, int from, int to, int hash) {
         int h = spread(tag, hash);
         for (int p = 0; p < PROBES; p++) {
             int slot = (h + p) & mask;
@@ -48,7 +67,7 @@ public final class StringCache {
         return null;
     }
 
-    public void put(int tag, byte[] b, int from, int to, int hash, String value) {
+    void put(int tag, byte[] b, int from, int to, int hash, String value) {
         int h = spread(tag, hash);
         int slot = h & mask;
         for (int p = 0; p < PROBES; p++) {
@@ -66,7 +85,7 @@ public final class StringCache {
      * The hash of the bytes b[from, to) that get and put take: their length and first and last
      * eight bytes, so that it costs the same for any length (get compares the whole key anyway).
      */
-    public static int hash(byte[] b, int from, int to) {
+    static int hash(byte[] b, int from, int to) {
         int n = to - from;
         long head = 0;
         long tail = 0;
