@@ -12,6 +12,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMAS = os.path.join(HERE, "..", "schemas", "tables")
+SHOWN_DECIMALS = 4
 TABLES = ("profiles", "exchanges", "critical_path", "screening", "dead_letters")
 
 # Avro types of schemas/tables as DuckDB types, for tables with no file yet
@@ -114,8 +115,12 @@ def connect(warehouse, database=":memory:"):
 
 def show(con, sql):
     rel = con.sql(sql)
-    if rel is not None:
-        rel.show(max_width=200, max_rows=200)
+    if rel is None:
+        return
+    # shares and milliseconds to four decimals: a double's full precision is noise to a reader
+    quoted = ['"' + c.replace('"', '""') + '"' for c in rel.columns]
+    shown = [f"round({q}, {SHOWN_DECIMALS}) AS {q}" if str(t) in ("DOUBLE", "FLOAT") else q for q, t in zip(quoted, rel.types)]
+    rel.project(", ".join(shown)).show(max_width=200, max_rows=200)
 
 
 def main(argv=None):

@@ -50,12 +50,15 @@ def stack():
     compose = [COMPOSE, "-p", PROJECT]
     subprocess.run([*compose, "down", "-v"], env=env, capture_output=True)  # what a killed earlier run left
     started = time.time()
-    # a missing image can leave podman-compose waiting for good: fail instead
-    up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True, timeout=600)
-    assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
-    say(f"up -d returned after {time.time() - started:.0f} s")
     try:
+        # a missing image can leave podman-compose waiting for good: fail instead
+        up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True, timeout=600)
+        assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
+        say(f"up -d returned after {time.time() - started:.0f} s")
         yield ports, password, started
+    except Exception:
+        print_every_log()
+        raise
     finally:
         down = subprocess.run([*compose, "down", "-v"], env=env, capture_output=True, text=True)
         assert down.returncode == 0, down.stderr[-3000:]
@@ -65,6 +68,16 @@ def stack():
 
 def container(service):
     return f"{PROJECT}_{service}_1"
+
+
+def print_every_log(lines=80):
+    """What each of the stack's containers said, for a failure that would otherwise leave no clue."""
+    names = podman("ps", "-a", "--filter", f"label=io.podman.compose.project={PROJECT}", "--format",
+                   "{{.Names}} {{.Status}}").stdout.splitlines()
+    for line in names:
+        name = line.split()[0]
+        logs = podman("logs", "--tail", str(lines), name)
+        print(f"\n----- {line} (last {lines} lines of its log) -----\n{logs.stdout}{logs.stderr}", file=sys.stderr, flush=True)
 
 
 def healthy(service):
@@ -81,7 +94,14 @@ def json_at(url):
 
 
 def test_the_stack_turns_replayed_fixtures_into_parquet_and_charts(stack):
-    ports, password, started = stack
+    try:
+        check_the_stack(*stack)
+    except Exception:
+        print_every_log()
+        raise
+
+
+def check_the_stack(ports, password, started):
     for service in HEALTH_CHECKED:
         wait_for(lambda s=service: healthy(s), f"{service}'s health check to pass", timeout=600)
     say(f"kafka, jobmanager and superset healthy {time.time() - started:.0f} s after up")
@@ -89,7 +109,7 @@ def test_the_stack_turns_replayed_fixtures_into_parquet_and_charts(stack):
     flink = f"http://127.0.0.1:{ports['FLINK_PORT']}"
     wait_for(lambda: any(j["name"] == "critpath" and j["state"] == "RUNNING"
                          for j in (json_at(flink + "/jobs/overview") or {"jobs": []})["jobs"]),
-             "the critpath job to run on the session cluster", timeout=300)
+             "the critpath job to run on the session cluster", timeout=900)
     submitted = podman("inspect", container("critpath-job"), "--format", "{{.State.ExitCode}}").stdout.strip()
     assert submitted == "0", podman("logs", container("critpath-job")).stderr[-3000:]
 
@@ -99,7 +119,7 @@ def test_the_stack_turns_replayed_fixtures_into_parquet_and_charts(stack):
     replayed = time.time()
 
     warehouse = podman("volume", "inspect", f"{PROJECT}_warehouse", "--format", "{{.Mountpoint}}").stdout.strip()
-    wait_for(lambda: critpath_sql.has_files(warehouse, "profiles"), "profiles in the warehouse volume", timeout=300)
+    wait_for(lambda: critpath_sql.has_files(warehouse, "profiles"), "profiles in the warehouse volume", timeout=600)
     say(f"first profiles committed {time.time() - replayed:.0f} s after the replay")
     con = critpath_sql.connect(warehouse)
     rows, distinct = con.execute("select count(*), count(distinct conn_uid) from profiles").fetchone()
@@ -108,7 +128,7 @@ def test_the_stack_turns_replayed_fixtures_into_parquet_and_charts(stack):
     base = f"http://127.0.0.1:{ports['SUPERSET_PORT']}"
     token = login(base, password)
     # Superset's views follow the warehouse within its refresh period once tables have files
-    wait_for(lambda: _blame_connections(base, token) > 0, "Superset to see the profiles", timeout=120)
+    wait_for(lambda: _blame_connections(base, token) > 0, "Superset to see the profiles", timeout=300)
     charts = check_every_chart(base, token)
     say(f"{len(charts)} charts answered with rows, {time.time() - started:.0f} s after up")
 

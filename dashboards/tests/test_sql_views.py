@@ -53,6 +53,10 @@ def test_the_command_answers_a_query_and_refuses_a_missing_warehouse(warehouse, 
                          "select count(*) as n from profiles"], capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr
     assert "3" in ok.stdout
+    shares = subprocess.run([os.path.join(REPO, "critpath"), "sql", "--warehouse", warehouse, "-c",
+                             "select server_share, 1.0 / 3 as third from blame_by_server"], capture_output=True, text=True)
+    assert shares.returncode == 0, shares.stderr
+    assert "0.3333" in shares.stdout and "0.33333" not in shares.stdout, shares.stdout
     missing = subprocess.run([os.path.join(REPO, "critpath"), "sql", "--warehouse", str(tmp_path / "none"), "-c", "select 1"],
                              capture_output=True, text=True)
     assert missing.returncode == 2 and "no warehouse" in missing.stderr

@@ -11,7 +11,7 @@ from .droprules import RuleError, parse_rule
 from .fixtures import regenerate
 from .runner import run_scenarios
 from .scenarios import BY_NAME, SCENARIOS, both
-from .system import EXIT_CANNOT_RUN, LAB_DIR, CannotRunHere, LabError, missing_requirements, progress, \
+from .system import EXIT_CANNOT_RUN, EXIT_NOT_AS_INTENDED, LAB_DIR, CannotRunHere, LabError, missing_requirements, progress, \
     require_machine
 from .topology import Topology, cleanup
 
@@ -70,7 +70,7 @@ def report(results):
     failed = {name: failures for name, failures in results.items() if failures}
     for name, failures in failed.items():
         progress(f"{name} did not behave as intended: {'; '.join(failures)}")
-    return 1 if failed else 0
+    return EXIT_NOT_AS_INTENDED if failed else 0
 
 
 def command_cleanup(args):

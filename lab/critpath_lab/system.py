@@ -7,6 +7,8 @@ import sys
 
 LAB_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXIT_CANNOT_RUN = 3
+# the kernels did not do what a scenario intends (a loaded machine can make that happen): not an analysis failure
+EXIT_NOT_AS_INTENDED = 4
 
 
 class LabError(RuntimeError):

@@ -41,14 +41,15 @@ import picocli.CommandLine.Spec;
 
 /** `critpath analyze`: offline critical path analysis of captures from one or two points. */
 @Command(name = "analyze", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Analyses TCP connections in pcap/pcapng captures (or packet-event JSON lines) and prints,",
-            "per connection, where its time went along the critical path, and the boring-connection verdict.",
+        header = "Analyses captures or packet-event files offline and prints where each connection's time went.",
+        description = {"Analyses the TCP connections in pcap/pcapng captures (or packet-event JSON lines) and prints, "
+            + "per connection, where its time went along the critical path and whether it is worth a look.",
             "",
-            "Give a capture from near the client, near the server, or both (clocks need not be synchronised)."},
+            "Give a capture from near the client, near the server, or both (their clocks need not be synchronised)."},
         footer = {"", "Examples:",
             "  critpath analyze --client-pcap client.pcap --server-pcap server.pcap",
             "  critpath analyze --server-pcap web01.pcap --top 20 --json out.jsonl",
-            "  critpath analyze --events sensor-a.jsonl --events sensor-b.jsonl --sensor-role a=client"})
+            "  critpath analyze --events a.jsonl --events b.jsonl --sensor-role a=client"})
 final class AnalyzeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -71,7 +72,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--arcs", description = "Include every critical-path arc in the JSON output and print the path of each connection.")
     boolean arcs;
 
-    @Option(names = "--top", paramLabel = "N", description = "Print only the N most interesting connections (by screen score).")
+    @Option(names = "--top", paramLabel = "N", description = "Print only N connections: those worth a look first, each group by screen score.")
     Integer top;
 
     @Option(names = "--all", description = "Print boring connections too (default: only with fewer than 50 connections).")

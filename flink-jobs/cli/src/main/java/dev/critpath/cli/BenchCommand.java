@@ -27,9 +27,10 @@ import picocli.CommandLine.Spec;
  * memory) and end to end from a pcap, next to `tcptrace -l` on the same pcap.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Measures analysis speed on one thread: builds a large server-side capture from copies of the",
-            "bundled lab captures, then times the core engine alone, critpath end to end from the file, and",
-            "tcptrace -l on the same file (if installed). Prints a table; docs/performance.md records the figures."})
+        header = "Measures the offline analysis speed next to tcptrace on a large capture.",
+        description = {"Builds a large server-side capture from copies of the bundled lab captures, then times the "
+            + "core engine alone on one thread, critpath end to end from the file, and tcptrace -l on the same file "
+            + "(if installed). Prints a table; docs/performance.md records the figures."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

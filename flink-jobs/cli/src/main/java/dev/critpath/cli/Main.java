@@ -5,10 +5,12 @@ import picocli.CommandLine.Command;
 
 /** The `critpath` command. */
 @Command(name = "critpath", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
-        description = {"Explains where every TCP connection's time went, along its critical path:",
-            "server, client, propagation, queuing, or loss; and screens out the boring ones."},
-        subcommands = {DemoCommand.class, StreamCommand.class, ReplayCommand.class, AnalyzeCommand.class, BenchCommand.class, StreamBenchCommand.class,
-            CommandLine.HelpCommand.class})
+        description = {"Explains where every TCP connection's time went along its critical path (server, client, network "
+            + "propagation, network queuing or loss), and screens out the boring connections so you look only at the ones "
+            + "that matter."},
+        subcommands = {DemoCommand.class, AnalyzeCommand.class, StreamCommand.class, ReplayCommand.class, SqlCommand.class,
+            DashboardsCommand.class, BenchCommand.class, StreamBenchCommand.class, CommandLine.HelpCommand.class},
+        footer = {"", "`critpath COMMAND --help` describes a command; README.md says how the parts fit together."})
 public final class Main {
     public static void main(String[] args) {
         System.exit(run(args));

@@ -15,8 +15,9 @@ import picocli.CommandLine.Spec;
 
 /** `critpath replay`: historical captures to any Kafka, as the sensors would have published them. */
 @Command(name = "replay", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Publishes pcap/pcapng captures to Kafka as packet events, the records the Zeek sensors",
-            "publish (schemas/packet-event.schema.json), in the order of the captures' timestamps."})
+        header = "Publishes captures to Kafka as the sensors' packet events.",
+        description = {"Publishes pcap/pcapng captures to Kafka as the packet events the Zeek sensors publish "
+            + "(schemas/packet-event.schema.json), in the order of the captures' timestamps."})
 final class ReplayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -30,8 +31,8 @@ final class ReplayCommand implements Callable<Integer> {
     @Mixin
     CaptureOptions captures;
 
-    @Option(names = "--lab-runs", paramLabel = "DIR", description = {"Also the trace lab's runs under DIR (each a directory with client.pcap and",
-        "server.pcap), as `critpath demo` replays them, e.g. testdata/lab."})
+    @Option(names = "--lab-runs", paramLabel = "DIR", description = "Also the trace lab's runs under DIR (each a directory with client.pcap and "
+        + "server.pcap), as `critpath demo` replays them, e.g. testdata/lab.")
     Path labRuns;
 
     @Override

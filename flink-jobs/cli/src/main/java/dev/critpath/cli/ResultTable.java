@@ -35,7 +35,8 @@ final class ResultTable {
             }
         }
         if (top != null) {
-            shown.sort(Comparator.comparingLong((ConnectionResult r) -> r.verdict().scoreUs()).reversed());
+            shown.sort(Comparator.comparing((ConnectionResult r) -> r.verdict().boring())
+                    .thenComparing(Comparator.comparingLong((ConnectionResult r) -> r.verdict().scoreUs()).reversed()));
             shown = shown.subList(0, Math.min(top, shown.size()));
         }
         List<Category> cols = new ArrayList<>();

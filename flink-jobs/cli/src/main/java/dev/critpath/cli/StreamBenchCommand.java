@@ -51,10 +51,11 @@ import picocli.CommandLine.Spec;
  * read from the job's own checkpoints.
  */
 @Command(name = "bench-stream", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Measures the streaming job with a local Kafka broker and MiniCluster on this machine, using copies",
-            "of the bundled lab connections as a fleet's traffic: throughput from Kafka to committed Parquet,",
-            "end-of-connection to Parquet latency on a paced live stream, and state bytes per buffered packet",
-            "and per idle long-lived connection from the job's checkpoints. docs/performance.md records the figures."})
+        header = "Measures the streaming job's throughput, latency and state size with a local broker.",
+        description = {"Runs the streaming job with a local Kafka broker and MiniCluster on this machine, with copies "
+            + "of the bundled lab connections as a fleet's traffic, and measures throughput from Kafka to committed "
+            + "Parquet, end-of-connection to Parquet latency on a paced live stream, and state bytes per buffered packet "
+            + "and per idle long-lived connection from the job's checkpoints. docs/performance.md records the figures."})
 final class StreamBenchCommand implements Callable<Integer> {
     /** 2026-11-22 00:00 UTC: event time of the synthetic fleet. */
     private static final long EPOCH_US = 1_795_305_600_000_000L;
@@ -73,12 +74,12 @@ final class StreamBenchCommand implements Callable<Integer> {
     @Option(names = "--events", paramLabel = "N", description = "Packet events for the throughput run (default: ${DEFAULT-VALUE}).", defaultValue = "2000000")
     int events;
 
-    @Option(names = "--passes", paramLabel = "N", description = {"Passes of the job over the published events (default: ${DEFAULT-VALUE}): the JIT compiles the",
-            "job's code over the first ones; the sustained rate is the median of the last " + MEASURED + "."}, defaultValue = "10")
+    @Option(names = "--passes", paramLabel = "N", description = "Passes of the job over the published events (default: ${DEFAULT-VALUE}): the JIT compiles the "
+            + "job's code over the first ones; the sustained rate is the median of the last " + MEASURED + ".", defaultValue = "10")
     int passes;
 
-    @Option(names = "--checkpoint-interval-ms", paramLabel = "MS", description = {"Checkpoint interval of the throughput and latency runs (default: ${DEFAULT-VALUE}, the job's).",
-            "A pass lasts seconds: shorter intervals show what a long run's checkpoints cost."}, defaultValue = "10000")
+    @Option(names = "--checkpoint-interval-ms", paramLabel = "MS", description = "Checkpoint interval of the throughput and latency runs (default: ${DEFAULT-VALUE}, the job's). "
+            + "A pass lasts seconds: shorter intervals show what a long run's checkpoints cost.", defaultValue = "10000")
     long checkpointIntervalMs;
 
     @Option(names = "--interval-us", paramLabel = "US", description = "Event time between connection starts in the throughput run (default: ${DEFAULT-VALUE}).", defaultValue = "2000")

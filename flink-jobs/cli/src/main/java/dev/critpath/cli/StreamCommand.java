@@ -11,8 +11,10 @@ import picocli.CommandLine.Mixin;
  * with `flink run critpath.jar stream ...` it runs on that cluster.
  */
 @Command(name = "stream", mixinStandardHelpOptions = true, sortOptions = false,
-        description = {"Runs the streaming job: packet events from Kafka, critical path of every connection,",
-            "Parquet tables in the warehouse. Locally on a Flink MiniCluster, or on a cluster via `flink run`."})
+        header = "Runs the streaming job: packet events from Kafka in, Parquet tables out.",
+        description = {"Reads the sensors' packet events from Kafka, analyses every connection along its critical path "
+            + "and writes the tables to the warehouse, exactly once. Run directly it starts a local Flink MiniCluster; "
+            + "submitted with `flink run critpath.jar stream ...` it runs on that cluster."})
 final class StreamCommand implements Callable<Integer> {
     @Mixin
     StreamOptions options;

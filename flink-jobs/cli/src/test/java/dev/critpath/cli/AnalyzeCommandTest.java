@@ -99,6 +99,19 @@ class AnalyzeCommandTest {
     }
 
     @Test
+    void topShowsTheConnectionsWorthALookBeforeAnyBoringOne() throws Exception {
+        // with only this rule, 2 of the 40 connections fail it, and boring ones outscore the second
+        Path screen = tmp.resolve("screen.properties");
+        Files.writeString(screen, "rules = no_timeout\n");
+        CliRun r = CliRun.of("analyze", "--quiet", "--server-pcap", lab("random-batch", "server.pcap"), "--screen", screen.toString(), "--top", "2");
+        assertEquals(0, r.exit(), r.err());
+        List<String> rows = r.out().lines().filter(l -> l.matches("\\d+ +\\d.*")).toList();
+        assertEquals(2, rows.size(), r.out());
+        assertTrue(rows.stream().allMatch(l -> l.contains("LOOK: no_timeout")), r.out());
+        assertTrue(r.out().contains("40 connections, 38 boring, 2 worth a look (2 shown"), r.out());
+    }
+
+    @Test
     void helpExplainsTheOptions() {
         CliRun r = CliRun.of("analyze", "--help");
         assertEquals(0, r.exit());

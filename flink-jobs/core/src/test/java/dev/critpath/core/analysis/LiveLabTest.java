@@ -24,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LiveLabTest {
     private static final List<String> QUICK = List.of("think-100ms", "fast-retransmit");
+    /** critpath-lab's exit code when the kernels did not do what a scenario intends. */
+    private static final int NOT_AS_INTENDED = 4;
+    private static final int ATTEMPTS = 3;
 
     @TempDir
     Path out;
@@ -40,6 +43,12 @@ class LiveLabTest {
         cmd.addAll(QUICK);
         cmd.addAll(List.of("--out", out.toString()));
         Result run = run(cmd);
+        for (int attempt = 2; run.exit() == NOT_AS_INTENDED && attempt <= ATTEMPTS; attempt++) {
+            run = run(cmd);
+        }
+        // the kernels straying from a scenario (a loaded machine) says nothing of the analysis
+        assumeTrue(run.exit() != NOT_AS_INTENDED, "the lab's connections did not behave as scripted in " + ATTEMPTS
+                + " attempts, so there is no ground truth to hold critpath to: " + lastLines(run.output()));
         assertEquals(0, run.exit(), run.output());
         return QUICK.stream().map(name -> {
             LabFixtures.Scenario s = LabFixtures.load(out.resolve(name));
@@ -49,6 +58,11 @@ class LiveLabTest {
     }
 
     private record Result(int exit, String output) {
+    }
+
+    private static String lastLines(String output) {
+        List<String> lines = output.strip().lines().toList();
+        return String.join(" / ", lines.subList(Math.max(0, lines.size() - 3), lines.size()));
     }
 
     private static Result run(List<String> cmd) throws IOException, InterruptedException {
