@@ -6,6 +6,7 @@ import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.event.InvalidEventException;
+import dev.critpath.core.event.JsonLines;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
@@ -18,9 +19,9 @@ import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.streaming.Replay;
 import dev.critpath.warehouse.ParquetTables;
 import dev.critpath.warehouse.WarehouseTable;
-import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -51,6 +52,9 @@ import picocli.CommandLine.Spec;
             "  critpath analyze --server-pcap web01.pcap --top 20 --json out.jsonl",
             "  critpath analyze --events a.jsonl --events b.jsonl --sensor-role a=client"})
 final class AnalyzeCommand implements Callable<Integer> {
+    /** A packet event is a few hundred bytes; a longer line is not one. */
+    private static final int MAX_EVENT_LINE_BYTES = 1 << 16;
+
     @Spec
     CommandSpec spec;
 
@@ -186,24 +190,33 @@ final class AnalyzeCommand implements Callable<Integer> {
         progress.reading(file);
         PacketEventJson codec = PacketEventJson.standard();
         Map<String, Integer> rejected = new LinkedHashMap<>();
-        long lineNo = 0;
-        try (BufferedReader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            while ((line = r.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                try {
-                    PacketEvent e = codec.parse(line);
-                    assembler.add(e);
-                    progress.packet();
-                } catch (InvalidEventException ex) {
-                    if (rejected.merge(ex.error().name(), 1, Integer::sum) == 1) {
-                        err.println(file + ":" + lineNo + ": rejected (" + ex.error() + "): " + ex.getMessage());
+        try (InputStream in = Files.newInputStream(file)) {
+            JsonLines.read(in, MAX_EVENT_LINE_BYTES, (lineNo, line) -> {
+                String reason;
+                String why;
+                if (line == null) {
+                    reason = "LINE_TOO_LONG";
+                    why = "longer than " + MAX_EVENT_LINE_BYTES + " bytes";
+                } else if (JsonLines.isBlank(line)) {
+                    return;
+                } else {
+                    try {
+                        assembler.add(codec.parse(line));
+                        progress.packet();
+                        return;
+                    } catch (InvalidEventException ex) {
+                        reason = ex.error().name();
+                        why = ex.getMessage();
+                    } catch (RuntimeException | StackOverflowError ex) {
+                        // a reader bug on some bytes costs that line, not the file
+                        reason = "UNREADABLE";
+                        why = ex.toString();
                     }
                 }
-            }
+                if (rejected.merge(reason, 1, Integer::sum) == 1) {
+                    err.println(file + ":" + lineNo + ": rejected (" + reason + "): " + why);
+                }
+            });
         }
         progress.readDone(file, rejected.isEmpty() ? "all events valid" : "rejected events by reason: " + rejected);
     }

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.critpath.core.testing.Repo;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -88,10 +90,19 @@ class AnalyzeCommandTest {
         lines.add(2, "{\"sensor\":\"edge-a\",\"ts_us\":12}");
         lines.add(5, "not json at all");
         lines.add("{\"truncated\": ");
-        Files.write(events, lines);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        for (String line : lines) {
+            bytes.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        // a NUL-prefixed record and bytes that are not UTF-8 (a text reader stops at them), then a line longer than any event
+        bytes.write(new byte[] {0, 0, 0, '{', '\n', (byte) 0xff, (byte) 0xfe, '\n'});
+        bytes.write(("x".repeat(1 << 17) + "\n").getBytes(StandardCharsets.US_ASCII));
+        bytes.write(lines.get(0).getBytes(StandardCharsets.UTF_8)); // a good last line without a newline
+        Files.write(events, bytes.toByteArray());
         CliRun r = CliRun.of("analyze", "--events", events.toString(), "--sensor-role", "edge-a=client");
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.err().contains("rejected events by reason: {OUT_OF_RANGE=1, MALFORMED_JSON=2}"), r.err());
+        assertTrue(r.err().contains("rejected events by reason: {OUT_OF_RANGE=1, MALFORMED_JSON=4, LINE_TOO_LONG=1}"), r.err());
+        assertTrue(r.err().contains(events + ":" + (lines.size() + 3) + ": rejected (LINE_TOO_LONG)"), "the line number: " + r.err());
         assertTrue(r.out().contains("client-side"), r.out());
         CliRun wrongRole = CliRun.of("analyze", "--events", events.toString(), "--sensor-role", "edge-a=middle");
         assertEquals(2, wrongRole.exit());

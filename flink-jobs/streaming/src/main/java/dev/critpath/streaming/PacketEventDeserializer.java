@@ -45,6 +45,10 @@ final class PacketEventDeserializer implements KafkaRecordDeserializationSchema<
         } catch (InvalidEventException ex) {
             out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, ex.error().name().toLowerCase(java.util.Locale.ROOT), ex.getMessage(),
                     null, source(record), DeadLetter.cut(new String(value, StandardCharsets.UTF_8)))));
+        } catch (RuntimeException | StackOverflowError ex) {
+            // a reader bug on some byte sequence must cost that record, never the source (its restarts would meet it again)
+            out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, "unreadable_record", "the reader failed on this record: " + ex,
+                    null, source(record), DeadLetter.cut(new String(value, StandardCharsets.UTF_8)))));
         }
     }
 

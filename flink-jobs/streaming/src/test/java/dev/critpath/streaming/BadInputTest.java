@@ -7,6 +7,7 @@ import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.testing.Repo;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.charset.StandardCharsets;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class BadInputTest extends JobTestBase {
     private static final int FLOOD = 3000;
+    private static final List<String> POISON = List.of("nul-prefixed", "confluent-avro-framed", "utf32-with-bom", "invalid-utf8");
 
     @Test
     void garbageAndAFloodCostDeadLettersNeverGoodConnections() throws Exception {
@@ -50,6 +52,10 @@ class BadInputTest extends JobTestBase {
         bad.add(valid.replaceFirst("\"len\":\\d+", "\"len\":-5").getBytes(StandardCharsets.UTF_8));
         bad.add(valid.replaceFirst("\"ts_us\":\\d+", "\"ts_us\":4000000000000000").getBytes(StandardCharsets.UTF_8)); // 2096
         bad.add(new byte[0]);
+        // bytes a JSON library may take for another encoding: one of them once failed the source for good
+        for (String poison : POISON) {
+            bad.add(Repo.schemaResource("vectors/packet-event/invalid/" + poison + ".json"));
+        }
         for (int i = 0; i < bad.size(); i++) {
             records.add(rnd.nextInt(records.size()), bad.get(i));
         }
@@ -71,12 +77,12 @@ class BadInputTest extends JobTestBase {
             reasons.merge(d.get("reason").toString(), 1, Integer::sum);
             assertTrue(d.get("detail") != null && !d.get("detail").toString().isBlank(), "every dead letter says why: " + d);
         }
-        assertEquals(65, reasons.getOrDefault("malformed_json", 0), "junk and truncated records: " + reasons);
+        assertEquals(65 + POISON.size(), reasons.getOrDefault("malformed_json", 0), "junk, truncated and poison records: " + reasons);
         assertEquals(2, reasons.getOrDefault("out_of_range", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("ts_in_future", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("empty_record", 0), reasons.toString());
         assertEquals(FLOOD, reasons.getOrDefault("half_open_connection", 0), reasons.toString());
-        assertEquals(65 + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
+        assertEquals(65 + POISON.size() + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
     }
 
     @Test

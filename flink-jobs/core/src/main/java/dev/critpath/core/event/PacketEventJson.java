@@ -5,10 +5,15 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.io.Writer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -55,7 +60,7 @@ public final class PacketEventJson {
     }
 
     public PacketEvent parse(String json) throws InvalidEventException {
-        return parse(json.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return parse(json.getBytes(StandardCharsets.UTF_8));
     }
 
     private PacketEvent build(EventFields f) throws InvalidEventException {
@@ -72,12 +77,18 @@ public final class PacketEventJson {
     }
 
     static EventFields readWithJackson(byte[] json) throws InvalidEventException {
-        try (JsonParser p = FACTORY.createParser(json)) {
+        // decoded as UTF-8 by us: left to itself Jackson guesses UTF-16/32 from NULs or a byte-order mark
+        var utf8 = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        try (JsonParser p = FACTORY.createParser(new InputStreamReader(new ByteArrayInputStream(json), utf8))) {
             return read(p);
         } catch (JsonProcessingException e) {
             throw new InvalidEventException(EventError.MALFORMED_JSON, null, "not valid JSON: " + e.getOriginalMessage());
+        } catch (CharacterCodingException e) {
+            throw new InvalidEventException(EventError.MALFORMED_JSON, null, "not UTF-8 text: " + e);
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            // reading a byte array fails only on its content
+            throw new InvalidEventException(EventError.MALFORMED_JSON, null, "unreadable: " + e);
         }
     }
 
@@ -196,7 +207,7 @@ public final class PacketEventJson {
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
-        return out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        return out.toString(StandardCharsets.UTF_8);
     }
 
     public static void write(PacketEvent e, Writer w) throws IOException {
