@@ -2,6 +2,7 @@ package dev.critpath.cli;
 
 import dev.critpath.streaming.CritpathJob;
 import java.util.concurrent.Callable;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -23,7 +24,8 @@ final class StreamCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         CritpathJob job = new CritpathJob(options.config());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(job.flinkConfiguration());
-        job.run(env);
+        // not submitted to a cluster: this process starts its own, on loopback
+        job.run(env instanceof LocalStreamEnvironment ? job.localEnvironment() : env);
         return 0;
     }
 }

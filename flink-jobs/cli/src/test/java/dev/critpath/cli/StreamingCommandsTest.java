@@ -40,6 +40,10 @@ class StreamingCommandsTest {
             CliRun replay = CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "site-a",
                     "--client-pcap", lab.resolve("client.pcap").toString(), "--server-pcap", lab.resolve("server.pcap").toString());
             assertEquals(0, replay.exit(), replay.err());
+            CliRun refused = CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "no such topic!",
+                    "--client-pcap", lab.resolve("client.pcap").toString());
+            assertEquals(2, refused.exit(), "a replay the broker refused is not a success: " + refused.err());
+            assertTrue(refused.err().contains("were refused"), refused.err());
             Path warehouse = tmp.resolve("wh");
             CliRun stream = CliRun.of("stream", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "site-a", "--bounded",
                     "--warehouse", warehouse.toString(), "--checkpoint-interval-s", "1", "--parallelism", "2", "--state-backend", "rocksdb");

@@ -10,7 +10,10 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.JobManagerOptions;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.CheckpointingMode;
@@ -33,6 +36,7 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 public final class CritpathJob {
     /** Event time the watermark moves by between periodic ticks (see SensorWatermarks). */
     private static final long WATERMARK_STEP_MS = 100;
+    private static final String LOOPBACK = "127.0.0.1";
 
     private final StreamConfig cfg;
 
@@ -56,9 +60,19 @@ public final class CritpathJob {
         return c;
     }
 
-    /** A local MiniCluster for this job: the embedded default, tests and benchmarks. */
+    /**
+     * A local MiniCluster for this job: the embedded default, tests and benchmarks. It listens on
+     * loopback only: its REST API can cancel the job and shows records, with no authentication.
+     */
     public StreamExecutionEnvironment localEnvironment() {
-        return StreamExecutionEnvironment.createLocalEnvironment(cfg.parallelism(), flinkConfiguration());
+        Configuration c = flinkConfiguration();
+        c.set(RestOptions.BIND_ADDRESS, LOOPBACK);
+        c.set(RestOptions.ADDRESS, LOOPBACK);
+        c.set(JobManagerOptions.BIND_HOST, LOOPBACK);
+        c.set(JobManagerOptions.ADDRESS, LOOPBACK);
+        c.set(TaskManagerOptions.BIND_HOST, LOOPBACK);
+        c.set(TaskManagerOptions.HOST, LOOPBACK);
+        return StreamExecutionEnvironment.createLocalEnvironment(cfg.parallelism(), c);
     }
 
     /** Builds the pipeline into the environment; the caller executes it. */

@@ -15,6 +15,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -100,22 +102,37 @@ public final class Replay {
     }
 
     /**
-     * Sends the records in order and waits until the broker has them all.
+     * Sends the records in order and waits until the broker has them all; stops at the first
+     * record the broker refuses and throws, so that nobody takes a failed replay for a done one.
      *
      * @param progress told the number sent so far, every 10,000 records and at the end
      */
     public static void publish(String bootstrapServers, String topic, Iterable<byte[]> values, LongConsumer progress) {
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        AtomicLong failed = new AtomicLong();
+        long sent = 0;
         try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers)) {
-            long sent = 0;
             for (byte[] v : values) {
-                producer.send(new ProducerRecord<>(topic, null, v));
+                if (failure.get() != null) {
+                    break;
+                }
+                producer.send(new ProducerRecord<>(topic, null, v), (meta, e) -> {
+                    if (e != null) {
+                        failed.incrementAndGet();
+                        failure.compareAndSet(null, e);
+                    }
+                });
                 if (++sent % 10_000 == 0) {
                     progress.accept(sent);
                 }
             }
             producer.flush();
-            progress.accept(sent);
         }
+        if (failure.get() != null) {
+            throw new IllegalStateException(failed.get() + " of " + sent + " records sent to topic " + topic
+                    + " were refused, and the rest not sent: " + failure.get().getMessage(), failure.get());
+        }
+        progress.accept(sent);
     }
 
     /** A producer as the sensors' (zeek-kafka) behaves: no key, records spread over partitions. */
