@@ -44,7 +44,8 @@ def main():
         out.append(f"| `{name}` | {'yes' if name in required else 'no'} | {kind} | {spec.get('description', '')} |")
     out += ["", "## Warehouse tables (output)", "",
             "Parquet under `WAREHOUSE/TABLE/dt=YYYY-MM-DD/hour=HH/part-*.parquet`, partitioned by the",
-            "connection's start (UTC). Schemas: `tables/*.avsc`. Times are µs; `_us` columns of the categories",
+            "connection's start (UTC; the streaming job writes a long-lived connection's exchanges and arcs in",
+            "pieces, each under its segment's start, see docs/streaming.md). Schemas: `tables/*.avsc`. Times are µs; `_us` columns of the categories",
             "add up to `duration_us` exactly."]
     for table in ("profiles", "exchanges", "critical_path", "screening", "dead_letters"):
         schema = json.load(open(os.path.join(HERE, "tables", table + ".avsc")))

@@ -11,6 +11,7 @@ import dev.critpath.core.testing.Repo;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class BadInputTest extends JobTestBase {
     private static final int FLOOD = 3000;
+    private static final long ABSURD_KAFKA_TS_MS = 9_000_000_000_000_000L;
     private static final List<String> POISON = List.of("nul-prefixed", "confluent-avro-framed", "utf32-with-bom", "invalid-utf8");
 
     @Test
@@ -68,6 +71,10 @@ class BadInputTest extends JobTestBase {
         String topic = "bad-input";
         kafka.createTopic(topic, 2);
         Replay.publish(kafka.bootstrapServers(), topic, records, n -> { });
+        try (var producer = Replay.producer(kafka.bootstrapServers())) {
+            // a producer's clock in the year 287,000: the record's partition must not follow it
+            producer.send(new ProducerRecord<>(topic, null, ABSURD_KAFKA_TS_MS, null, "#".getBytes(StandardCharsets.UTF_8))).get();
+        }
         Path warehouse = tmp.resolve("wh-bad");
         run(boundedJob(topic, warehouse));
 
@@ -77,12 +84,20 @@ class BadInputTest extends JobTestBase {
             reasons.merge(d.get("reason").toString(), 1, Integer::sum);
             assertTrue(d.get("detail") != null && !d.get("detail").toString().isBlank(), "every dead letter says why: " + d);
         }
-        assertEquals(65 + POISON.size(), reasons.getOrDefault("malformed_json", 0), "junk, truncated and poison records: " + reasons);
+        assertEquals(65 + POISON.size() + 1, reasons.getOrDefault("malformed_json", 0), "junk, truncated and poison records: " + reasons);
         assertEquals(2, reasons.getOrDefault("out_of_range", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("ts_in_future", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("empty_record", 0), reasons.toString());
         assertEquals(FLOOD, reasons.getOrDefault("half_open_connection", 0), reasons.toString());
-        assertEquals(65 + POISON.size() + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
+        try (var partitions = Files.list(warehouse.resolve("dead_letters"))) {
+            int thisYear = java.time.LocalDate.now(java.time.ZoneOffset.UTC).getYear();
+            for (Path p : partitions.toList()) {
+                String dt = p.getFileName().toString();
+                assertTrue(dt.matches("dt=\\d{4}-\\d\\d-\\d\\d") && Math.abs(Integer.parseInt(dt.substring(3, 7)) - thisYear) <= 1,
+                        "dead letters are partitioned by when they were set aside: " + dt);
+            }
+        }
+        assertEquals(65 + POISON.size() + 1 + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
     }
 
     @Test
