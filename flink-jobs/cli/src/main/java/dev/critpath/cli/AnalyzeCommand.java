@@ -109,7 +109,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         ConnectionAssembler assembler = new ConnectionAssembler();
         try {
             for (Replay.Capture c : captures.captures()) {
-                readPcap(c.file(), c.sensor(), c.role(), assembler, progress);
+                readPcap(c.file(), c.sensor(), c.role(), assembler, progress, err);
             }
             for (Path f : eventFiles) {
                 readEvents(f, assembler, progress, err);
@@ -175,8 +175,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         return Screen.fromProperties(p, Analyzer.emptyProfileColumns());
     }
 
-    private static void readPcap(Path file, String sensor, SensorRole role, ConnectionAssembler assembler, Progress progress)
-            throws IOException, PcapFormatException {
+    private static void readPcap(Path file, String sensor, SensorRole role, ConnectionAssembler assembler, Progress progress,
+            PrintWriter err) throws IOException, PcapFormatException {
         progress.reading(file);
         PcapEvents events = new PcapEvents(sensor, role, 0);
         PcapReader.Stats stats = events.stream(file, e -> {
@@ -184,6 +184,10 @@ final class AnalyzeCommand implements Callable<Integer> {
             progress.packet();
         });
         progress.readDone(file, stats.toString());
+        if (stats.corruption != null) { // said even with --quiet: the capture is not all there
+            err.println("critpath analyze: " + file + ": reading stopped at " + stats.corruption + "; the "
+                    + stats.tcpPackets + " TCP packets before it are analysed");
+        }
     }
 
     private static void readEvents(Path file, ConnectionAssembler assembler, Progress progress, PrintWriter err) throws IOException {

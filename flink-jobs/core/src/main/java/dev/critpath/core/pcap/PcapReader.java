@@ -1,5 +1,6 @@
 package dev.critpath.core.pcap;
 
+import dev.critpath.core.event.PacketEventJson;
 import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.EOFException;
@@ -28,21 +29,27 @@ public final class PcapReader implements Closeable {
         public long fragments;
         public long truncatedHeaders;
         public long unsupportedLinkType;
+        /** Records whose time or length cannot be true (after 2100; a length from a record header beyond any packet). */
+        public long implausible;
         public boolean truncatedAtEnd;
+        /** Why reading stopped before the end of the file, or null: the records before it are read. */
+        public String corruption;
         public long bytesRead;
 
         @Override
         public String toString() {
             return records + " records, " + tcpPackets + " TCP packets, skipped: " + nonIp + " non-IP, " + nonTcp
                     + " non-TCP, " + fragments + " IP fragments, " + truncatedHeaders + " cut-short headers"
+                    + (implausible > 0 ? ", " + implausible + " with an impossible time or length" : "")
                     + (unsupportedLinkType > 0 ? ", " + unsupportedLinkType + " of unsupported link types" : "")
-                    + (truncatedAtEnd ? "; the file ends in the middle of a record" : "");
+                    + (truncatedAtEnd ? "; the file ends in the middle of a record" : "")
+                    + (corruption != null ? "; reading stopped at " + corruption : "");
         }
     }
 
     private final InputStream in;
     private final String name;
-    private final byte[] buf = new byte[BUFFER_SIZE];
+    private byte[] buf = new byte[BUFFER_SIZE];
     private int pos;
     private int limit;
     private boolean eof;
@@ -124,14 +131,15 @@ public final class PcapReader implements Closeable {
     }
 
     /**
-     * Decodes the next TCP packet into {@code p}; returns false at the end of the capture.
-     * Throws only for corruption that makes the rest of the file meaningless.
+     * Decodes the next TCP packet into {@code p}; returns false at the end of the capture, or at
+     * corruption that makes the rest of the file meaningless ({@link Stats#corruption} says which):
+     * the packets before it stay good.
      */
-    public boolean next(RawPacket p) throws IOException, PcapFormatException {
+    public boolean next(RawPacket p) throws IOException {
         return pcapng ? nextPcapng(p) : nextPcap(p);
     }
 
-    private boolean nextPcap(RawPacket p) throws IOException, PcapFormatException {
+    private boolean nextPcap(RawPacket p) throws IOException {
         while (true) {
             if (!fill(16)) {
                 return endOfRecords(limit - pos > 0);
@@ -141,7 +149,7 @@ public final class PcapReader implements Closeable {
             int incl = u32(pos + 8);
             int orig = u32(pos + 12);
             if (incl < 0 || incl > MAX_RECORD) {
-                throw new PcapFormatException(name + ": corrupt record header after " + stats.records + " records (captured length " + Integer.toUnsignedString(incl) + ")");
+                return corrupt("a corrupt record header after " + stats.records + " records (captured length " + Integer.toUnsignedString(incl) + ")");
             }
             if (!fill(16 + incl)) {
                 return endOfRecords(true);
@@ -151,25 +159,28 @@ public final class PcapReader implements Closeable {
             stats.records++;
             stats.bytesRead += 16 + incl;
             p.tsUs = sec * 1_000_000L + (nanos ? frac / 1000 : frac);
-            if (decodeLink(pcapLinkType, start, incl, orig, p)) {
+            if (plausibleTime(p.tsUs) && decodeLink(pcapLinkType, start, incl, orig, p)) {
                 return true;
             }
         }
     }
 
-    private boolean nextPcapng(RawPacket p) throws IOException, PcapFormatException {
+    private boolean nextPcapng(RawPacket p) throws IOException {
         while (true) {
             if (!fill(12)) {
                 return endOfRecords(limit - pos > 0);
             }
             int type = le32(pos);
             if (type == 0x0A0D0D0A) {
-                readSectionHeader();
+                String bad = readSectionHeader();
+                if (bad != null) {
+                    return corrupt(bad + " after " + stats.records + " records");
+                }
                 continue;
             }
             int blockLen = u32(pos + 4);
             if (blockLen < 12 || blockLen > MAX_RECORD || (blockLen & 3) != 0) {
-                throw new PcapFormatException(name + ": corrupt pcapng block after " + stats.records + " records (length " + Integer.toUnsignedString(blockLen) + ")");
+                return corrupt("a corrupt pcapng block after " + stats.records + " records (length " + Integer.toUnsignedString(blockLen) + ")");
             }
             if (!fill(blockLen)) {
                 return endOfRecords(true);
@@ -190,10 +201,11 @@ public final class PcapReader implements Closeable {
                     int orig = u32(body + 16);
                     int data = body + 20;
                     if (iface < 0 || iface >= ifCount || incl < 0 || data + incl > bodyEnd) {
-                        throw new PcapFormatException(name + ": packet block refers to unknown interface " + iface + " or overruns its block");
+                        return corrupt("a packet block that refers to unknown interface " + iface + " or overruns its block, after "
+                                + stats.records + " records");
                     }
                     p.tsUs = toMicros((tsHigh << 32) | tsLow, iface);
-                    if (decodeLink(ifLinkType[iface], data, incl, orig, p)) {
+                    if (plausibleTime(p.tsUs) && decodeLink(ifLinkType[iface], data, incl, orig, p)) {
                         return true;
                     }
                 }
@@ -203,9 +215,10 @@ public final class PcapReader implements Closeable {
         }
     }
 
-    private void readSectionHeader() throws IOException, PcapFormatException {
+    /** Reads a section header block; returns what is wrong with it, or null. */
+    private String readSectionHeader() throws IOException {
         if (!fill(12)) {
-            throw new PcapFormatException(name + ": truncated pcapng section header");
+            return "a truncated pcapng section header";
         }
         int bom = le32(pos + 8);
         if (bom == 0x1A2B3C4D) {
@@ -213,15 +226,16 @@ public final class PcapReader implements Closeable {
         } else if (bom == 0x4D3C2B1A) {
             bigEndian = true;
         } else {
-            throw new PcapFormatException(name + ": bad pcapng byte-order magic");
+            return "a bad pcapng byte-order magic";
         }
         int blockLen = u32(pos + 4);
         if (blockLen < 28 || blockLen > MAX_RECORD || !fill(blockLen)) {
-            throw new PcapFormatException(name + ": truncated or corrupt pcapng section header");
+            return "a truncated or corrupt pcapng section header";
         }
         pos += blockLen;
         stats.bytesRead += blockLen;
         ifCount = 0; // interfaces are numbered per section
+        return null;
     }
 
     private void readInterface(int body, int bodyEnd) {
@@ -237,8 +251,8 @@ public final class PcapReader implements Closeable {
         while (o + 4 <= bodyEnd) {
             int code = u16(o);
             int len = u16(o + 2);
-            if (code == 0) {
-                break;
+            if (code == 0 || o + 4 + len > bodyEnd) {
+                break; // the end, or an option that overruns its block
             }
             if (code == 9 && len >= 1) { // if_tsresol
                 int r = buf[o + 4] & 0xff;
@@ -277,6 +291,29 @@ public final class PcapReader implements Closeable {
             micros = (long) (rem * 1e6 / units); // binary resolutions
         }
         return (sec + ifTsOffsetSec[iface]) * 1_000_000L + micros;
+    }
+
+    private boolean corrupt(String what) {
+        stats.corruption = what;
+        return false;
+    }
+
+    /** Packet times after 2100 are corruption (a 2106 stamp once made a 79-year server stall). */
+    private boolean plausibleTime(long tsUs) {
+        if (tsUs < 0 || tsUs >= PacketEventJson.MAX_TS_US) {
+            stats.implausible++;
+            return false;
+        }
+        return true;
+    }
+
+    /** A length taken from the record header when the IP header has none: no packet is longer than the event contract allows. */
+    private boolean plausibleLength(int len) {
+        if (len < 0 || len > PacketEventJson.MAX_LEN) {
+            stats.implausible++;
+            return false;
+        }
+        return true;
     }
 
     private boolean endOfRecords(boolean partial) {
@@ -368,6 +405,9 @@ public final class PcapReader implements Closeable {
             return false;
         }
         if (totalLen == 0) {
+            if (!plausibleLength(origIpLen)) {
+                return false;
+            }
             totalLen = origIpLen; // offloaded super-segments are often captured with length 0
         }
         p.ipVersion = 4;
@@ -385,6 +425,9 @@ public final class PcapReader implements Closeable {
         }
         int payloadLen = be16(ip + 4);
         if (payloadLen == 0) {
+            if (!plausibleLength(origIpLen)) {
+                return false;
+            }
             payloadLen = origIpLen - 40; // jumbogram or offload
         }
         int next = buf[ip + 6] & 0xff;
@@ -500,7 +543,7 @@ public final class PcapReader implements Closeable {
             return false;
         }
         if (n > buf.length) {
-            throw new IOException(name + ": record of " + n + " bytes exceeds the reader's buffer");
+            buf = java.util.Arrays.copyOf(buf, n); // a record up to MAX_RECORD: rare, kept for the rest of the file
         }
         System.arraycopy(buf, pos, buf, 0, limit - pos);
         limit -= pos;

@@ -12,6 +12,7 @@ import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.PcapBuilder;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -226,14 +227,69 @@ class PcapReaderTest {
         Files.write(snoop, s);
         assertTrue(assertThrows(PcapFormatException.class, () -> PcapReader.open(snoop)).getMessage().contains("editcap"));
 
-        byte[] corrupt = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535).add(T0, PcapBuilder.ethernet(syn())).bytes();
-        corrupt[24 + 8] = (byte) 0xff;
-        corrupt[24 + 11] = (byte) 0x7f; // captured length ~2 GB
+    }
+
+    @Test
+    void corruptionMidFileStopsReadingButKeepsThePacketsBeforeIt() throws Exception {
+        byte[] two = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0, PcapBuilder.ethernet(syn())).add(T0 + 1, PcapBuilder.ethernet(data(5))).bytes();
+        byte[] corrupt = Arrays.copyOf(two, two.length + 16);
+        corrupt[two.length + 8] = (byte) 0xff;
+        corrupt[two.length + 11] = (byte) 0x7f; // captured length ~2 GB
         Path bad = dir.resolve("corrupt.pcap");
         Files.write(bad, corrupt);
         try (PcapReader r = PcapReader.open(bad)) {
-            assertTrue(assertThrows(PcapFormatException.class, () -> r.next(new RawPacket())).getMessage().contains("corrupt record header"));
+            RawPacket p = new RawPacket();
+            assertTrue(r.next(p));
+            assertTrue(r.next(p));
+            assertFalse(r.next(p));
+            assertTrue(r.stats().corruption.contains("corrupt record header after 2 records"), r.stats().corruption);
+            assertTrue(r.stats().toString().contains("reading stopped at"), r.stats().toString());
         }
+    }
+
+    @Test
+    void aRecordLargerThanTheReadBufferIsReadLikeAnyOther() throws Exception {
+        byte[] frame = Arrays.copyOf(PcapBuilder.ethernet(syn()), 3 << 20); // 3 MiB of trailer after the packet
+        byte[] file = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 1 << 24).add(T0, frame)
+                .add(T0 + 1, PcapBuilder.ethernet(data(5))).bytes();
+        List<RawPacket> ps = readAll(file);
+        assertEquals(2, ps.size());
+        assertEquals(5, ps.get(1).payloadLen);
+    }
+
+    @Test
+    void timesAndLengthsThatCannotBeTrueAreSkippedAndCounted() throws Exception {
+        byte[] zeroLength = data(1448);
+        zeroLength[2] = 0; // IP total length 0: the reader takes the record's original length, here 2 GB
+        zeroLength[3] = 0;
+        byte[] frame = PcapBuilder.ethernet(zeroLength);
+        byte[] file = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0, frame, frame.length, Integer.MAX_VALUE)
+                .add(4_294_967_280_000_000L, PcapBuilder.ethernet(syn())) // year 2106
+                .add(T0 + 2, PcapBuilder.ethernet(data(5))).bytes();
+        Path f = dir.resolve("implausible.pcap");
+        Files.write(f, file);
+        try (PcapReader r = PcapReader.open(f)) {
+            RawPacket p = new RawPacket();
+            assertTrue(r.next(p));
+            assertEquals(T0 + 2, p.tsUs);
+            assertEquals(5, p.payloadLen);
+            assertFalse(r.next(p));
+            assertEquals(2, r.stats().implausible, r.stats().toString());
+        }
+    }
+
+    @Test
+    void aPcapngOptionThatOverrunsItsBlockIsIgnored() throws Exception {
+        // an interface whose if_tsoffset claims 8 bytes where its block holds 4
+        ByteBuffer idb = ByteBuffer.allocate(28).order(ByteOrder.LITTLE_ENDIAN);
+        idb.putInt(1).putInt(28).putShort((short) 1).putShort((short) 0).putInt(65535)
+                .putShort((short) 14).putShort((short) 8).putInt(0x7fff_ffff).putInt(28);
+        byte[] file = new PcapBuilder.PcapNg().raw(idb.array()).packet(0, T0, PcapBuilder.ethernet(syn())).bytes();
+        List<RawPacket> ps = readAll(file);
+        assertEquals(1, ps.size());
+        assertEquals(T0, ps.get(0).tsUs, "no offset read from beyond the option");
     }
 
     @Test

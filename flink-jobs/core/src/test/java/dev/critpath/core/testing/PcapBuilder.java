@@ -80,9 +80,14 @@ public final class PcapBuilder {
 
         /** Adds a record, cutting the frame to caplen bytes while recording its full length. */
         public Pcap add(long tsUs, byte[] frame, int caplen) {
+            return add(tsUs, frame, caplen, frame.length);
+        }
+
+        /** Adds a record with any original length in its header, true or not. */
+        public Pcap add(long tsUs, byte[] frame, int caplen, int origLen) {
             ByteBuffer h = ByteBuffer.allocate(16).order(order);
             h.putInt((int) (tsUs / 1_000_000)).putInt((int) (nanos ? (tsUs % 1_000_000) * 1000 : tsUs % 1_000_000))
-                    .putInt(caplen).putInt(frame.length);
+                    .putInt(caplen).putInt(origLen);
             out.writeBytes(h.array());
             out.write(frame, 0, caplen);
             return this;
@@ -124,6 +129,12 @@ public final class PcapBuilder {
             b.putInt(6).putInt(len).putInt(iface).putInt((int) (ts >>> 32)).putInt((int) ts).putInt(frame.length)
                     .putInt(frame.length).put(frame).put(new byte[padded - frame.length]).putInt(len);
             out.writeBytes(b.array());
+            return this;
+        }
+
+        /** Any block, as given (length fields included): for blocks no writer would make. */
+        public PcapNg raw(byte[] block) {
+            out.writeBytes(block);
             return this;
         }
 
