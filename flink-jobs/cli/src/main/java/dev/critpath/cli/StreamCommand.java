@@ -1,11 +1,19 @@
 package dev.critpath.cli;
 
+import dev.critpath.streaming.Checkpoints;
 import dev.critpath.streaming.CritpathJob;
+import dev.critpath.streaming.StreamConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * `critpath stream`: the streaming job. Run directly it starts a local Flink MiniCluster; submitted
@@ -17,15 +25,32 @@ import picocli.CommandLine.Mixin;
             + "and writes the tables to the warehouse, exactly once. Run directly it starts a local Flink MiniCluster; "
             + "submitted with `flink run critpath.jar stream ...` it runs on that cluster."})
 final class StreamCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Mixin
     StreamOptions options;
 
+    @Option(names = "--no-resume", description = "Start with empty state from the consumer group's committed offsets, not from the "
+            + "latest checkpoint (connections open at that checkpoint are then lost or profiled from half their packets).")
+    boolean noResume;
+
     @Override
     public Integer call() throws Exception {
-        CritpathJob job = new CritpathJob(options.config());
+        StreamConfig cfg = options.config();
+        CritpathJob job = new CritpathJob(cfg);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(job.flinkConfiguration());
-        // not submitted to a cluster: this process starts its own, on loopback
-        job.run(env instanceof LocalStreamEnvironment ? job.localEnvironment() : env);
+        if (!(env instanceof LocalStreamEnvironment)) {
+            job.run(env); // submitted to a cluster: `flink run -s CHECKPOINT` resumes there
+            return 0;
+        }
+        // this process runs its own cluster: after a crash or a stop it goes on where the last checkpoint left off
+        Optional<Path> resume = noResume ? Optional.empty() : Checkpoints.latest(cfg.checkpointDir());
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(resume.map(p -> "critpath stream: resuming from checkpoint " + p + " (--no-resume starts afresh)")
+                .orElse("critpath stream: starting with empty state from the consumer group's committed offsets"));
+        err.flush();
+        job.run(job.localEnvironment(resume));
         return 0;
     }
 }

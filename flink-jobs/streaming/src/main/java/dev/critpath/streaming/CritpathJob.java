@@ -2,8 +2,10 @@ package dev.critpath.streaming;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.warehouse.WarehouseTable;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -15,6 +17,7 @@ import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.runtime.jobgraph.SavepointConfigOptions;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.streaming.api.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -54,6 +57,8 @@ public final class CritpathJob {
         if (cfg.checkpointDir() != null) {
             c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, cfg.checkpointDir());
         }
+        // kept when the job is cancelled or its process dies, so that a restart can resume from them
+        c.setString("execution.checkpointing.externalized-checkpoint-retention", "RETAIN_ON_CANCELLATION");
         c.setString("restart-strategy.type", "fixed-delay");
         c.setString("restart-strategy.fixed-delay.attempts", "10");
         c.setString("restart-strategy.fixed-delay.delay", "2 s");
@@ -65,7 +70,13 @@ public final class CritpathJob {
      * loopback only: its REST API can cancel the job and shows records, with no authentication.
      */
     public StreamExecutionEnvironment localEnvironment() {
+        return localEnvironment(Optional.empty());
+    }
+
+    /** The same, restoring the job's state and Kafka offsets from a checkpoint (or savepoint) first. */
+    public StreamExecutionEnvironment localEnvironment(Optional<Path> restoreFrom) {
         Configuration c = flinkConfiguration();
+        restoreFrom.ifPresent(p -> c.set(SavepointConfigOptions.SAVEPOINT_PATH, p.toUri().toString()));
         c.set(RestOptions.BIND_ADDRESS, LOOPBACK);
         c.set(RestOptions.ADDRESS, LOOPBACK);
         c.set(JobManagerOptions.BIND_HOST, LOOPBACK);

@@ -1,0 +1,85 @@
+package dev.critpath.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.testing.Repo;
+import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.warehouse.WarehouseReader;
+import dev.critpath.warehouse.WarehouseTable;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `critpath stream` killed with SIGKILL mid-stream (the whole process, its MiniCluster with it),
+ * then started again with the same arguments: it resumes from its last checkpoint, and the
+ * warehouse holds every connection exactly once, equal to the core engine's analysis.
+ */
+class StreamCrashTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aKilledStreamProcessStartedAgainLosesNothingAndDuplicatesNothing() throws Exception {
+        List<PacketEvent> events = LabReplay.events(LabReplay.scenarios("dl-20k", "fast-retransmit", "keepalive-3", "clock-offset", "random-batch"));
+        int total = LabReplay.expectedRows(events).get(WarehouseTable.PROFILES).size();
+        try (LocalKafka kafka = LocalKafka.start(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"))) {
+            String topic = "crash";
+            kafka.createTopic(topic, 2);
+            int half = events.size() / 2;
+            Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events.subList(0, half)), n -> { });
+            Path warehouse = tmp.resolve("wh");
+            List<String> args = List.of("stream", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", topic,
+                    "--warehouse", warehouse.toString(), "--checkpoint-interval-s", "1", "--parallelism", "2");
+
+            Path firstLog = tmp.resolve("first.log");
+            Process first = start(args, firstLog);
+            try {
+                LabReplay.awaitProfiles(warehouse, 1, Duration.ofSeconds(240), () -> "the first run: " + tail(firstLog));
+            } finally {
+                first.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook, no last checkpoint
+            }
+            int before = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
+            assertTrue(before < total, "the kill must come mid-stream: " + before + " of " + total + " committed");
+
+            Path secondLog = tmp.resolve("second.log");
+            Process second = start(args, secondLog);
+            try {
+                Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events.subList(half, events.size())), n -> { });
+                // a late SYN moves event time past every connection's close timer
+                PacketEvent last = events.get(events.size() - 1);
+                Replay.publish(kafka.bootstrapServers(), topic, Replay.json(List.of(LabReplay.synLater(last, 600_000_000L))), n -> { });
+                LabReplay.awaitProfiles(warehouse, total, Duration.ofSeconds(240), () -> "the second run: " + tail(secondLog));
+                Thread.sleep(3000); // a few more checkpoints: anything written twice would show now
+            } finally {
+                second.destroyForcibly().waitFor();
+            }
+            assertTrue(Files.readString(secondLog).contains("resuming from checkpoint"), tail(secondLog));
+            LabReplay.assertTablesEqual(LabReplay.expectedRows(events), LabReplay.warehouseRows(warehouse)); // fails on any row seen twice
+        }
+    }
+
+    /** `critpath stream` in a JVM of its own, as a user starts it. */
+    private static Process start(List<String> args, Path log) throws IOException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "dev.critpath.cli.Main"));
+        cmd.addAll(args);
+        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    private static String tail(Path log) {
+        try {
+            String s = Files.readString(log, StandardCharsets.UTF_8);
+            return s.substring(Math.max(0, s.length() - 3000));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
+    }
+}
