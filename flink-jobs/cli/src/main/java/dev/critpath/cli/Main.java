@@ -8,8 +8,6 @@ import picocli.CommandLine.Command;
         description = {"Explains where every TCP connection's time went along its critical path (server, client, network "
             + "propagation, network queuing or loss), and screens out the boring connections so you look only at the ones "
             + "that matter."},
-        subcommands = {DemoCommand.class, AnalyzeCommand.class, StreamCommand.class, ReplayCommand.class, SqlCommand.class,
-            DashboardsCommand.class, BenchCommand.class, StreamBenchCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "`critpath COMMAND --help` describes a command; README.md says how the parts fit together."})
 public final class Main {
     public static void main(String[] args) {
@@ -23,7 +21,12 @@ public final class Main {
 
     /** The command tree; errors end as one line on stderr, never a stack trace. */
     static CommandLine commandLine() {
-        return new CommandLine(new Main()).setExecutionExceptionHandler((ex, cmd, parsed) -> {
+        CommandLine main = new CommandLine(new Main())
+                .addSubcommand(new DemoCommand()).addSubcommand(new AnalyzeCommand()).addSubcommand(new StreamCommand())
+                .addSubcommand(new ReplayCommand()).addSubcommand("sql", PythonCommand.sql())
+                .addSubcommand("dashboards", PythonCommand.dashboards()).addSubcommand(new BenchCommand())
+                .addSubcommand(new StreamBenchCommand()).addSubcommand(new CommandLine.HelpCommand());
+        return main.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("critpath: " + ex.getMessage());
             return 2;
         });

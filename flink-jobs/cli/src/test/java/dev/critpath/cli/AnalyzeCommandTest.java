@@ -44,6 +44,9 @@ class AnalyzeCommandTest {
         try (Stream<Path> files = Files.walk(warehouse)) {
             assertEquals(4, files.filter(p -> p.toString().endsWith(".parquet")).count(), "one file per table");
         }
+        // the jar's sql command runs the Python SQL layer as the launcher does
+        assertEquals(0, CliRun.of("sql", "--warehouse", warehouse.toString(), "-c", "select count(*) from profiles").exit());
+        assertEquals(1, CliRun.of("sql", "--warehouse", warehouse.toString(), "-c", "select nothing from nowhere").exit());
     }
 
     @Test

@@ -1,0 +1,53 @@
+package dev.critpath.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * `critpath sql` and `critpath dashboards`: the commands written in Python (dashboards/), run in
+ * the checkout's own virtual environment through dashboards/venv-python, as the launcher runs
+ * them without building the jar. Their own --help lists their options.
+ */
+@Command
+final class PythonCommand implements Callable<Integer> {
+    private final String script;
+
+    @Unmatched
+    List<String> args = new ArrayList<>();
+
+    private PythonCommand(String script) {
+        this.script = script;
+    }
+
+    static CommandLine sql() {
+        return named("sql", "Opens the Parquet warehouse in DuckDB, with blame views, for SQL.",
+                "Every table is a view, plus blame per server, per client network and per hour, and the screen's rule failures. "
+                + "Interactive, or one query with -c. `critpath sql --help` lists its options.");
+    }
+
+    static CommandLine dashboards() {
+        return named("dashboards", "Serves the Superset dashboards over the warehouse, on this machine only (port 8088).",
+                "Fleet screening, server vs network blame and the delay profile explorer. The first run installs Superset from "
+                + "PyPI into its own virtual environment; the admin password is CRITPATH_SUPERSET_PASSWORD or one generated and "
+                + "printed. `critpath dashboards --help` lists its options.");
+    }
+
+    private static CommandLine named(String name, String header, String description) {
+        CommandLine cmd = new CommandLine(new PythonCommand("critpath_" + name + ".py"));
+        cmd.getCommandSpec().name(name).usageMessage().header(header).description(description);
+        return cmd;
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        var root = Checkout.root();
+        List<String> cmd = new ArrayList<>(List.of(root.resolve("dashboards/venv-python").toString(),
+                root.resolve("dashboards/requirements-sql.txt").toString(), root.resolve("dashboards").resolve(script).toString()));
+        cmd.addAll(args);
+        return new ProcessBuilder(cmd).inheritIO().start().waitFor();
+    }
+}
