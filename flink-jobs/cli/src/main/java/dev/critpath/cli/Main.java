@@ -27,9 +27,18 @@ public final class Main {
                 .addSubcommand("dashboards", PythonCommand.dashboards()).addSubcommand(new BenchCommand())
                 .addSubcommand(new StreamBenchCommand()).addSubcommand(new CommandLine.HelpCommand());
         return main.setExecutionExceptionHandler((ex, cmd, parsed) -> {
-            cmd.getErr().println("critpath: " + ex.getMessage());
+            cmd.getErr().println("critpath: " + ex.getMessage() + rootCause(ex));
             return 2;
         });
+    }
+
+    /** What lies under a wrapper such as Flink's "Job execution failed.", which says nothing by itself. */
+    static String rootCause(Throwable ex) {
+        Throwable root = ex;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == ex ? "" : " (cause: " + root + ")";
     }
 
     static final class Version implements CommandLine.IVersionProvider {

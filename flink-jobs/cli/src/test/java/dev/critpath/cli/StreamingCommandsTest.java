@@ -7,6 +7,7 @@ import dev.critpath.core.testing.Repo;
 import dev.critpath.streaming.kafka.LocalKafka;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +66,21 @@ class StreamingCommandsTest {
         assertTrue(r.out().matches("(?s).*\\s(\\d+) of \\1 connections profiled and committed in the last pass.*"), r.out());
         assertTrue(r.out().matches("(?s).*CPU per event: +\\d+\\.\\d+ µs in the job, \\d+\\.\\d+ µs in the broker.*"), r.out());
         assertEquals(2, CliRun.of("bench-stream", "--passes", "1").exit(), "one pass would measure only the JIT");
+    }
+
+    @Test
+    void aFailedJobSaysWhy() throws Exception {
+        Path notADirectory = Files.writeString(tmp.resolve("taken"), "a file where the warehouse should go");
+        try (LocalKafka kafka = LocalKafka.start(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"))) {
+            kafka.createTopic("fails", 1);
+            Path lab = Repo.testdata("lab/dl-1k");
+            assertEquals(0, CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "fails",
+                    "--client-pcap", lab.resolve("client.pcap").toString()).exit());
+            CliRun r = CliRun.of("stream", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "fails", "--bounded",
+                    "--warehouse", notADirectory.resolve("wh").toString(), "--checkpoint-interval-s", "1");
+            assertEquals(2, r.exit(), r.err());
+            assertTrue(r.err().contains("(cause: ") && r.err().contains("taken"), "the root cause, not only 'Job execution failed': " + r.err());
+        }
     }
 
     @Test
