@@ -61,14 +61,16 @@ FROM screening CROSS JOIN UNNEST(failed_rules) AS t (rule) GROUP BY rule""",
 
 
 def statements(location, schema):
-    location = location.rstrip("/")
+    # "local:///" (a catalog whose local file system is the warehouse itself) keeps its slash
+    location = location if location.endswith(":///") else location.rstrip("/")
+    under = location if location.endswith("/") else location + "/"
     out = [f"CREATE SCHEMA IF NOT EXISTS {schema} WITH (location = '{location}')"]
     for table in critpath_sql.TABLES:
         with open(os.path.join(critpath_sql.SCHEMAS, table + ".avsc")) as f:
             fields = json.load(f)["fields"]
         columns = ",\n  ".join(f"{f['name']} {trino_type(f['type'])}" for f in fields)
         out.append(f"CREATE TABLE IF NOT EXISTS {schema}.{table} (\n  {columns},\n  dt date,\n  hour integer\n) WITH (\n"
-                   f"  external_location = '{location}/{table}', format = 'PARQUET', partitioned_by = ARRAY['dt', 'hour'])")
+                   f"  external_location = '{under}{table}', format = 'PARQUET', partitioned_by = ARRAY['dt', 'hour'])")
         out.append(f"CALL system.sync_partition_metadata('{schema}', '{table}', 'FULL')")
     for name, sql in views(schema).items():
         out.append(f"CREATE OR REPLACE VIEW {schema}.{name} AS{sql}")

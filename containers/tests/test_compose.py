@@ -112,6 +112,12 @@ def check_the_stack(ports, password, started):
              "the critpath job to run on the session cluster", timeout=900)
     submitted = podman("inspect", container("critpath-job"), "--format", "{{.State.ExitCode}}").stdout.strip()
     assert submitted == "0", podman("logs", container("critpath-job")).stderr[-3000:]
+    # secure defaults: published on loopback only, no jar upload through Flink's web UI
+    for service in HEALTH_CHECKED:
+        published = podman("port", container(service)).stdout.split()
+        addresses = [p for p in published if ":" in p and not p.endswith("/tcp")]
+        assert addresses and all(a.startswith("127.0.0.1:") for a in addresses), f"{service} published on {published}"
+    assert json_at(flink + "/config")["features"]["web-submit"] is False
 
     replay = subprocess.run([os.path.join(REPO, "critpath"), "replay", "--bootstrap-servers", f"localhost:{ports['KAFKA_PORT']}",
                              "--lab-runs", os.path.join(REPO, "testdata", "lab")], capture_output=True, text=True)
