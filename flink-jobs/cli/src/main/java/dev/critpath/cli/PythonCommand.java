@@ -8,19 +8,19 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Unmatched;
 
 /**
- * `critpath sql` and `critpath dashboards`: the commands written in Python (dashboards/), run in
- * the checkout's own virtual environment through dashboards/venv-python, as the launcher runs
- * them without building the jar. Their own --help lists their options.
+ * `critpath sql` and `critpath dashboards`: the commands written in Python (dashboards/). The
+ * checkout's launcher runs them, in their virtual environment, without the jar; here they are
+ * handed to it. Their own --help lists their options.
  */
 @Command
 final class PythonCommand implements Callable<Integer> {
-    private final String script;
+    private final String name;
 
     @Unmatched
     List<String> args = new ArrayList<>();
 
-    private PythonCommand(String script) {
-        this.script = script;
+    private PythonCommand(String name) {
+        this.name = name;
     }
 
     static CommandLine sql() {
@@ -37,16 +37,14 @@ final class PythonCommand implements Callable<Integer> {
     }
 
     private static CommandLine named(String name, String header, String description) {
-        CommandLine cmd = new CommandLine(new PythonCommand("critpath_" + name + ".py"));
+        CommandLine cmd = new CommandLine(new PythonCommand(name));
         cmd.getCommandSpec().name(name).usageMessage().header(header).description(description);
         return cmd;
     }
 
     @Override
     public Integer call() throws Exception {
-        var root = Checkout.root();
-        List<String> cmd = new ArrayList<>(List.of(root.resolve("dashboards/venv-python").toString(),
-                root.resolve("dashboards/requirements-sql.txt").toString(), root.resolve("dashboards").resolve(script).toString()));
+        List<String> cmd = new ArrayList<>(List.of(Checkout.root().resolve("critpath").toString(), name));
         cmd.addAll(args);
         return new ProcessBuilder(cmd).inheritIO().start().waitFor();
     }

@@ -70,17 +70,12 @@ class StreamingCommandsTest {
 
     @Test
     void aFailedJobSaysWhy() throws Exception {
+        // the job fails as it starts (no checkpoint directory can be made), before it reads Kafka: no broker needed
         Path notADirectory = Files.writeString(tmp.resolve("taken"), "a file where the warehouse should go");
-        try (LocalKafka kafka = LocalKafka.start(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"))) {
-            kafka.createTopic("fails", 1);
-            Path lab = Repo.testdata("lab/dl-1k");
-            assertEquals(0, CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "fails",
-                    "--client-pcap", lab.resolve("client.pcap").toString()).exit());
-            CliRun r = CliRun.of("stream", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "fails", "--bounded",
-                    "--warehouse", notADirectory.resolve("wh").toString(), "--checkpoint-interval-s", "1");
-            assertEquals(2, r.exit(), r.err());
-            assertTrue(r.err().contains("(cause: ") && r.err().contains("taken"), "the root cause, not only 'Job execution failed': " + r.err());
-        }
+        CliRun r = CliRun.of("stream", "--bootstrap-servers", "127.0.0.1:1", "--bounded",
+                "--warehouse", notADirectory.resolve("wh").toString(), "--checkpoint-interval-s", "1");
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().contains("(cause: ") && r.err().contains("taken"), "the root cause, not only 'Job execution failed': " + r.err());
     }
 
     @Test
