@@ -129,7 +129,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         for (ConnectionTrace t : traces) {
             try {
                 results.add(analyzer.analyze(t));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | StackOverflowError e) { // over the work budget, or an engine bug on an odd trace
                 failures++;
                 err.println("critpath analyze: connection " + t.clientAddr() + ":" + t.clientPort() + " > " + t.serverAddr() + ":"
                         + t.serverPort() + " could not be analysed: " + e);

@@ -1,5 +1,6 @@
 package dev.critpath.streaming;
 
+import dev.critpath.core.analysis.AnalysisBudgetExceededException;
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ClockHint;
 import dev.critpath.core.analysis.ConnectionProfile;
@@ -155,14 +156,22 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
 
     /** The analysis, or null and a dead letter: an odd trace must cost one dead letter, never the job. */
     private ConnectionResult analyse(FinishedConnection c, ConnectionTrace trace, Context ctx, Supplier<ConnectionResult> analysis) {
+        String reason;
+        Throwable failure;
         try {
             return analysis.get();
-        } catch (RuntimeException ex) {
-            failures.inc();
-            ctx.output(FAILED, new DeadLetter(c.events[0].tsUs(), "analysis_failed", String.valueOf(ex),
-                    c.events[0].sensor(), trace.communityId(), null));
-            return null;
+        } catch (AnalysisBudgetExceededException ex) {
+            reason = "analysis_budget_exceeded";
+            failure = ex;
+        } catch (RuntimeException | StackOverflowError | OutOfMemoryError ex) {
+            // the analysis's own allocations are garbage once it unwinds: the job can go on
+            reason = "analysis_failed";
+            failure = ex;
         }
+        failures.inc();
+        ctx.output(FAILED, new DeadLetter(c.events[0].tsUs(), reason, String.valueOf(failure), c.events[0].sensor(),
+                trace.communityId(), null));
+        return null;
     }
 
     private static void write(ConnectionResult r, WarehouseTable[] tables, String partition, Context ctx,

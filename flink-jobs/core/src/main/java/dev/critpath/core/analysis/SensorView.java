@@ -20,6 +20,13 @@ final class SensorView {
     final List<Pkt> frames;
     /** Packets with super-segments split into MSS-sized pieces: what the analysis works on. */
     final List<Pkt> pkts;
+    /**
+     * Most MSS-sized pieces one sensor's packets may split into: 64 per packet is above any real
+     * offload (64 KB TSO at 1448 bytes is 46 pieces, and ACKs dilute it), the base lets a short
+     * capture of big aggregates through.
+     */
+    static final long PIECE_BUDGET_BASE = 65_536;
+    static final long PIECE_BUDGET_PER_PACKET = 64;
     int duplicatesRemoved;
     int reorderedInCapture;
     int superSegments;
@@ -135,13 +142,20 @@ final class SensorView {
             seen.put(slot, p);
             frames.add(p);
         }
-        List<Pkt> pieces = new ArrayList<>(frames.size());
+        long pieceCount = 0;
+        for (Pkt p : frames) {
+            int smss = smssOf(p, bases);
+            pieceCount += isSuperSegment(p, smss) ? (p.len + smss - 1) / smss : 1;
+        }
+        long budget = PIECE_BUDGET_BASE + PIECE_BUDGET_PER_PACKET * frames.size();
+        if (pieceCount > budget) {
+            throw new AnalysisBudgetExceededException(cap.sensor(), frames.size(), pieceCount, budget);
+        }
+        List<Pkt> pieces = new ArrayList<>((int) pieceCount);
         int superSegs = 0;
         for (Pkt p : frames) {
-            int smss = p.c2s ? bases.smssC2s : bases.smssS2c;
-            // offload aggregates span at least two segments; a packet a little over the MSS
-            // option (clamping middleboxes, old stacks) is a real segment
-            if (smss > 0 && p.len > smss + smss / 2) {
+            int smss = smssOf(p, bases);
+            if (isSuperSegment(p, smss)) {
                 superSegs++;
                 split(p, smss, pieces);
             } else {
@@ -153,6 +167,18 @@ final class SensorView {
         v.reorderedInCapture = inversions;
         v.superSegments = superSegs;
         return v;
+    }
+
+    private static int smssOf(Pkt p, SeqBases bases) {
+        return p.c2s ? bases.smssC2s : bases.smssS2c;
+    }
+
+    /**
+     * Offload aggregates span at least two segments; a packet a little over the MSS option
+     * (clamping middleboxes, old stacks) is a real segment.
+     */
+    private static boolean isSuperSegment(Pkt p, int smss) {
+        return smss > 0 && p.len > smss + smss / 2;
     }
 
     /**

@@ -29,6 +29,7 @@ public final class HandTrace {
     private long serverClockOffsetUs;
     private double serverClockDriftPpm;
     private boolean sackPermitted;
+    private int mss = 1460;
     private final List<P> packets = new ArrayList<>();
     private long nextC = 0;
     private long nextS = 0;
@@ -57,6 +58,12 @@ public final class HandTrace {
     /** Both SYNs offer SACK (off by default, as in the lab's Reno scenarios). */
     public HandTrace sackPermitted(boolean on) {
         sackPermitted = on;
+        return this;
+    }
+
+    /** The MSS option both SYNs carry. */
+    public HandTrace mss(int bytes) {
+        mss = bytes;
         return this;
     }
 
@@ -246,7 +253,7 @@ public final class HandTrace {
         }
         String cid = CommunityId.tcpV1(CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, 0);
         return new PacketEvent(sensor, role, t0 + ts, cid, CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, p.c2s, p.flags, seq, ack,
-                p.len, p.win, p.options ? 7 : -1, p.options ? 1460 : -1, p.options && sackPermitted ? Boolean.TRUE : null, sack,
+                p.len, p.win, p.options ? 7 : -1, p.options ? mss : -1, p.options && sackPermitted ? Boolean.TRUE : null, sack,
                 -1, -1, p.ipId, 64, PacketEvent.ABSENT);
     }
 
