@@ -57,6 +57,9 @@ final class StreamOptions {
     @Option(names = "--max-events-per-connection", paramLabel = "N", description = "Events kept per connection; beyond it they are counted and the connection flagged (default: ${DEFAULT-VALUE}).", defaultValue = "200000")
     int maxEvents;
 
+    @Option(names = "--max-sensor-ahead-s", paramLabel = "S", description = "How far a sensor's clock may run ahead: events stamped further ahead of this machine's clock are sensor_clock_ahead dead letters, and a sensor further ahead of the others does not move event time (default: ${DEFAULT-VALUE}).", defaultValue = "60")
+    long maxSensorAheadS;
+
     @Option(names = "--client-prefix", paramLabel = "V4,V6", split = ",", description = "Client network prefix lengths that make a path (default: 24,48).")
     List<Integer> clientPrefix = List.of(24, 48);
 
@@ -68,7 +71,7 @@ final class StreamOptions {
         }
         return new StreamConfig(bootstrapServers, topics, groupId, warehouseUri, bounded, Duration.ofMillis(outOfOrdernessMs), D.idleness(),
                 D.alignmentMaxDrift(), Duration.ofSeconds(allowedLatenessS), Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
-                new StreamConfig.Segments(Duration.ofSeconds(segmentAfterS), Duration.ofMillis(segmentQuietMs)), maxEvents, D.maxFutureSkew(), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
+                new StreamConfig.Segments(Duration.ofSeconds(segmentAfterS), Duration.ofMillis(segmentQuietMs)), maxEvents, Duration.ofSeconds(maxSensorAheadS), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
                 stateBackend, parallelism);
     }
 

@@ -53,9 +53,9 @@ class StreamCrashTest {
             Process second = start(args, secondLog);
             try {
                 Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events.subList(half, events.size())), n -> { });
-                // a late SYN moves event time past every connection's close timer
+                // later SYNs move event time past every connection's close timer
                 PacketEvent last = events.get(events.size() - 1);
-                Replay.publish(kafka.bootstrapServers(), topic, Replay.json(List.of(LabReplay.synLater(last, 600_000_000L))), n -> { });
+                Replay.publish(kafka.bootstrapServers(), topic, Replay.json(LabReplay.timePasses(last, 600_000_000L)), n -> { });
                 LabReplay.awaitProfiles(warehouse, total, Duration.ofSeconds(240), () -> "the second run: " + tail(secondLog));
                 Thread.sleep(3000); // a few more checkpoints: anything written twice would show now
             } finally {

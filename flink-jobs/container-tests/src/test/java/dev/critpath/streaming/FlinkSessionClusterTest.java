@@ -74,7 +74,7 @@ class FlinkSessionClusterTest {
 
                 Replay.publish(kafka.bootstrapServers(), topic, Replay.json(LabReplay.disordered(events, 500_000, 13)), n -> { });
                 // a SYN ten minutes on moves event time past every connection's close timer
-                Replay.publish(kafka.bootstrapServers(), topic, Replay.json(List.of(LabReplay.synLater(events.get(events.size() - 1), 600_000_000L))),
+                Replay.publish(kafka.bootstrapServers(), topic, Replay.json(LabReplay.timePasses(events.get(events.size() - 1), 600_000_000L)),
                         n -> { });
                 // the core's rows with the built-in screen rules only: the jar has no test plugin rule
                 Properties builtIn = new Properties();

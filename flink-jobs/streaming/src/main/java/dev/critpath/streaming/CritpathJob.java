@@ -96,7 +96,10 @@ public final class CritpathJob {
         }
         KafkaSource<Incoming> source = kafkaSource();
         long outOfOrderness = cfg.outOfOrderness().toMillis();
-        WatermarkStrategy<Incoming> time = WatermarkStrategy.<Incoming>forGenerator(ctx -> new SensorWatermarks(outOfOrderness, WATERMARK_STEP_MS))
+        long maxAhead = cfg.maxSensorAhead().toMillis();
+        long quietSensor = cfg.idleness().toMillis();
+        WatermarkStrategy<Incoming> time = WatermarkStrategy.<Incoming>forGenerator(
+                        ctx -> new SensorWatermarks(outOfOrderness, WATERMARK_STEP_MS, maxAhead, quietSensor))
                 .withTimestampAssigner((in, kafkaTs) -> in.event != null ? Math.floorDiv(in.event.tsUs(), 1000) : Long.MIN_VALUE)
                 .withIdleness(cfg.idleness())
                 .withWatermarkAlignment("critpath-sensors", cfg.alignmentMaxDrift(), Duration.ofSeconds(1));
@@ -136,7 +139,7 @@ public final class CritpathJob {
                 .setTopics(cfg.topics())
                 .setGroupId(cfg.groupId())
                 .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
-                .setDeserializer(new PacketEventDeserializer(cfg.maxFutureSkew().toNanos() / 1000));
+                .setDeserializer(new PacketEventDeserializer(cfg.maxSensorAhead().toNanos() / 1000));
         if (cfg.bounded()) {
             b.setBounded(OffsetsInitializer.latest());
         }

@@ -14,11 +14,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * becomes a dead letter here, before watermarks are taken, so that no bad record can move time.
  */
 final class PacketEventDeserializer implements KafkaRecordDeserializationSchema<Incoming> {
-    private final long maxFutureSkewUs;
+    private final long maxAheadUs;
     private transient PacketEventJson parser;
 
-    PacketEventDeserializer(long maxFutureSkewUs) {
-        this.maxFutureSkewUs = maxFutureSkewUs;
+    PacketEventDeserializer(long maxAheadUs) {
+        this.maxAheadUs = maxAheadUs;
     }
 
     @Override
@@ -35,9 +35,10 @@ final class PacketEventDeserializer implements KafkaRecordDeserializationSchema<
         try {
             PacketEvent e = parser.parse(value);
             long nowUs = System.currentTimeMillis() * 1000;
-            if (e.tsUs() > nowUs + maxFutureSkewUs) {
-                out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, "ts_in_future",
-                        "ts_us " + e.tsUs() + " is more than " + maxFutureSkewUs / 1_000_000 + " s ahead of the wall clock",
+            if (e.tsUs() > nowUs + maxAheadUs) { // would move event time past every other sensor's
+                out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, "sensor_clock_ahead",
+                        "sensor " + e.sensor() + " stamped this event " + aheadText(e.tsUs() - nowUs) + " ahead of the job's clock (tolerance "
+                                + maxAheadUs / 1_000_000 + " s)",
                         e.sensor(), source(record), DeadLetter.cut(new String(value, StandardCharsets.UTF_8)))));
                 return;
             }
@@ -50,6 +51,11 @@ final class PacketEventDeserializer implements KafkaRecordDeserializationSchema<
             out.collect(Incoming.dead(new DeadLetter(kafkaTsUs, "unreadable_record", "the reader failed on this record: " + ex,
                     null, source(record), DeadLetter.cut(new String(value, StandardCharsets.UTF_8)))));
         }
+    }
+
+    private static String aheadText(long us) {
+        long s = us / 1_000_000;
+        return s < 3600 ? s + " s" : s / 3600 + " h";
     }
 
     /** Where a dead letter came from; made only for dead letters (a string per record cost 1% of the job). */

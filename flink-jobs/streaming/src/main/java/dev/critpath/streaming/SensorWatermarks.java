@@ -1,24 +1,64 @@
 package dev.critpath.streaming;
 
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Bounded out-of-orderness watermarks that also move with the events themselves, every
- * {@code stepMs} of event time, not only on the periodic tick: a replay read faster than real time
- * then passes connections' quiet periods as a live stream does, so long-lived connections are cut
- * (and their packets dropped) instead of piling up until the tick.
+ * Bounded out-of-orderness watermarks for one partition that no single sensor, and no single
+ * event, can run ahead of the others.
+ *
+ * <p>Each sensor's time moves with its own events, but a jump of more than {@code maxAheadMs}
+ * counts only once {@value #EVENTS_TO_CONFIRM_JUMP} events in a row confirm it (a replay's gap
+ * does, one mis-stamped event does not). The partition's time is the latest sensor time among the
+ * sensors not more than {@code maxAheadMs} ahead of the lower median of the sensors heard lately:
+ * a sensor whose clock runs minutes fast does not make every other sensor's events late. Events
+ * themselves all go on; ahead of the wall clock they are dead letters already (the deserializer).
+ *
+ * <p>Time also moves with the events every {@code stepMs} of event time, not only on the periodic
+ * tick: a replay read faster than real time then passes connections' quiet periods as a live
+ * stream does, so long-lived connections are cut instead of piling up until the tick.
  */
 final class SensorWatermarks implements WatermarkGenerator<Incoming> {
+    static final int EVENTS_TO_CONFIRM_JUMP = 16;
+    /** Sensors tracked per partition: a stream of made-up sensor names cannot grow it further. */
+    static final int MAX_SENSORS = 4096;
+    private static final int FEW_SENSORS = 64;
+    private static final Logger LOG = LoggerFactory.getLogger(SensorWatermarks.class);
+
     private final long outOfOrdernessMs;
     private final long stepMs;
+    private final long maxAheadMs;
+    private final long quietSensorNs;
+    private final Map<String, SensorTime> sensors = new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, SensorTime> eldest) {
+            return size() > MAX_SENSORS;
+        }
+    };
+    /** Sensor times above this are ahead of the others; recomputed on each tick and new sensor. */
+    private long ceilingMs = Long.MAX_VALUE;
     private long maxTsMs = Long.MIN_VALUE;
     private long emittedMs = Long.MIN_VALUE;
 
-    SensorWatermarks(long outOfOrdernessMs, long stepMs) {
+    private static final class SensorTime {
+        long confirmedMs = Long.MIN_VALUE;
+        int jumpRun;
+        long jumpMinMs;
+        long heardNs;
+        boolean reportedAhead;
+    }
+
+    SensorWatermarks(long outOfOrdernessMs, long stepMs, long maxAheadMs, long quietSensorMs) {
         this.outOfOrdernessMs = outOfOrdernessMs;
         this.stepMs = stepMs;
+        this.maxAheadMs = maxAheadMs;
+        this.quietSensorNs = quietSensorMs * 1_000_000;
     }
 
     @Override
@@ -26,17 +66,82 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
         if (in.event == null) {
             return; // dead letters carry no event time
         }
-        maxTsMs = Math.max(maxTsMs, timestampMs);
+        SensorTime s = sensors.get(in.event.sensor());
+        if (s == null) {
+            s = new SensorTime();
+            sensors.put(in.event.sensor(), s);
+            s.confirmedMs = timestampMs;
+            if (sensors.size() <= FEW_SENSORS) { // beyond, the tick does it: made-up names must not cost a sort each
+                recomputeCeiling();
+            }
+        }
+        s.heardNs = System.nanoTime();
+        advance(s, timestampMs);
+        if (s.confirmedMs <= ceilingMs) {
+            maxTsMs = Math.max(maxTsMs, s.confirmedMs);
+        }
         if (current() >= emittedMs + stepMs || emittedMs == Long.MIN_VALUE) {
             emit(output);
         }
     }
 
+    private void advance(SensorTime s, long tsMs) {
+        if (tsMs <= s.confirmedMs + maxAheadMs) {
+            s.confirmedMs = Math.max(s.confirmedMs, tsMs);
+            s.jumpRun = 0;
+            return;
+        }
+        s.jumpMinMs = s.jumpRun == 0 ? tsMs : Math.min(s.jumpMinMs, tsMs);
+        if (++s.jumpRun >= EVENTS_TO_CONFIRM_JUMP) {
+            s.confirmedMs = s.jumpMinMs;
+            s.jumpRun = 0;
+        }
+    }
+
     @Override
     public void onPeriodicEmit(WatermarkOutput output) {
+        recomputeCeiling();
         if (maxTsMs != Long.MIN_VALUE && current() > emittedMs) {
             emit(output);
         }
+    }
+
+    /** The lower median of the sensors heard lately (all, if none was), plus the tolerance. */
+    private void recomputeCeiling() {
+        if (sensors.isEmpty()) {
+            return;
+        }
+        long now = System.nanoTime();
+        long[] times = new long[sensors.size()];
+        int n = 0;
+        for (SensorTime s : sensors.values()) {
+            if (now - s.heardNs <= quietSensorNs) {
+                times[n++] = s.confirmedMs;
+            }
+        }
+        if (n == 0) {
+            for (SensorTime s : sensors.values()) {
+                times[n++] = s.confirmedMs;
+            }
+        }
+        Arrays.sort(times, 0, n);
+        long median = times[(n - 1) / 2];
+        ceilingMs = median > Long.MAX_VALUE - maxAheadMs ? Long.MAX_VALUE : median + maxAheadMs;
+        for (Map.Entry<String, SensorTime> e : sensors.entrySet()) {
+            SensorTime s = e.getValue();
+            boolean ahead = s.confirmedMs > ceilingMs;
+            if (ahead && !s.reportedAhead) {
+                LOG.warn("sensor {} runs {} s ahead of the other sensors of its partition: its clock does not move event time",
+                        e.getKey(), (s.confirmedMs - median) / 1000);
+            } else if (!ahead) {
+                maxTsMs = Math.max(maxTsMs, s.confirmedMs);
+            }
+            s.reportedAhead = ahead;
+        }
+    }
+
+    int sensorsTracked() {
+        return sensors.size();
     }
 
     private long current() {

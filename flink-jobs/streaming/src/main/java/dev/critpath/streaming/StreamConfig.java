@@ -16,8 +16,10 @@ import java.util.List;
  * @param idleTimeout      quiet time after which an open connection is analysed as it stands
  * @param segments         when long-lived connections are analysed and written piece by piece
  * @param maxEventsPerConnection events buffered per flow; beyond it they are counted, not kept
- * @param maxFutureSkew    events stamped this far ahead of the wall clock are dead letters (a
- *                         sensor clock years off would otherwise push the watermark past everyone)
+ * @param maxSensorAhead how far a sensor's clock may run ahead: events stamped further ahead of
+ *                       the job's clock are sensor_clock_ahead dead letters, and a sensor further
+ *                       ahead of its partition's other sensors does not move event time (see
+ *                       SensorWatermarks)
  */
 public record StreamConfig(
         String bootstrapServers,
@@ -33,7 +35,7 @@ public record StreamConfig(
         Duration idleTimeout,
         Segments segments,
         int maxEventsPerConnection,
-        Duration maxFutureSkew,
+        Duration maxSensorAhead,
         int clientPrefixV4,
         int clientPrefixV6,
         Duration checkpointInterval,
@@ -54,43 +56,43 @@ public record StreamConfig(
     public static StreamConfig defaults(String bootstrapServers, String warehouse) {
         return new StreamConfig(bootstrapServers, DEFAULT_TOPICS, "critpath", warehouse, false,
                 Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(60),
-                Duration.ofSeconds(5), Duration.ofSeconds(120), new Segments(Duration.ofSeconds(60), Duration.ofSeconds(1)), 200_000, Duration.ofHours(1), 24, 48,
+                Duration.ofSeconds(5), Duration.ofSeconds(120), new Segments(Duration.ofSeconds(60), Duration.ofSeconds(1)), 200_000, Duration.ofSeconds(60), 24, 48,
                 Duration.ofSeconds(10), null, "hashmap", 1);
     }
 
     public StreamConfig withBounded(boolean b) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, b, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withCheckpointing(Duration interval, String dir) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 interval, dir, stateBackend, parallelism);
     }
 
     public StreamConfig withTopic(String topic, String group) {
         return new StreamConfig(bootstrapServers, List.of(topic), group, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withParallelism(int n) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, n);
     }
 
     public StreamConfig withSegments(Segments seg) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, seg, maxEventsPerConnection, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, seg, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withMaxEventsPerConnection(int max) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, max, maxFutureSkew, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, max, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 

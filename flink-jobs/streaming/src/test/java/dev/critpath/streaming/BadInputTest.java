@@ -86,7 +86,7 @@ class BadInputTest extends JobTestBase {
         }
         assertEquals(65 + POISON.size() + 1, reasons.getOrDefault("malformed_json", 0), "junk, truncated and poison records: " + reasons);
         assertEquals(2, reasons.getOrDefault("out_of_range", 0), reasons.toString());
-        assertEquals(1, reasons.getOrDefault("ts_in_future", 0), reasons.toString());
+        assertEquals(1, reasons.getOrDefault("sensor_clock_ahead", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("empty_record", 0), reasons.toString());
         assertEquals(FLOOD, reasons.getOrDefault("half_open_connection", 0), reasons.toString());
         try (var partitions = Files.list(warehouse.resolve("dead_letters"))) {

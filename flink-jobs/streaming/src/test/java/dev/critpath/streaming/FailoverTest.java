@@ -51,9 +51,9 @@ class FailoverTest extends JobTestBase {
             cluster.terminateTaskManager(0).get();
 
             Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events.subList(half, events.size())), n -> { });
-            // a late SYN moves event time past every connection's close timer
+            // later SYNs move event time past every connection's close timer
             PacketEvent last = events.get(events.size() - 1);
-            Replay.publish(kafka.bootstrapServers(), topic, Replay.json(List.of(LabReplay.synLater(last, 600_000_000L))), n -> { });
+            Replay.publish(kafka.bootstrapServers(), topic, Replay.json(LabReplay.timePasses(last, 600_000_000L)), n -> { });
             awaitProfiles(cluster, id, warehouse, total, Duration.ofSeconds(180));
             Thread.sleep(1500); // a few more checkpoints: anything duplicated would show now
 

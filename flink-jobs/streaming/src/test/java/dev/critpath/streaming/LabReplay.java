@@ -144,11 +144,18 @@ final class LabReplay {
         return out;
     }
 
-    /** A SYN of a new connection {@code byUs} after {@code e}: moves event time past every open connection's close timer. */
-    static PacketEvent synLater(PacketEvent e, long byUs) {
-        String client = "192.0.2.1";
-        return new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs() + byUs, CommunityId.tcpV1(client, 40000, e.respH(), e.respP(), 0),
-                client, 40000, e.respH(), e.respP(), true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null,
-                PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64, PacketEvent.ABSENT);
+    /**
+     * SYNs of new connections {@code byUs} after {@code e}, from its sensor: move event time past
+     * every open connection's close timer. As many as it takes for a sensor's jump to count.
+     */
+    static List<PacketEvent> timePasses(PacketEvent e, long byUs) {
+        List<PacketEvent> out = new ArrayList<>();
+        for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP; i++) {
+            String client = "192.0.2." + (1 + i);
+            out.add(new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs() + byUs + i, CommunityId.tcpV1(client, 40000, e.respH(), e.respP(), 0),
+                    client, 40000, e.respH(), e.respP(), true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null,
+                    PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64, PacketEvent.ABSENT));
+        }
+        return out;
     }
 }

@@ -1,0 +1,95 @@
+package dev.critpath.streaming;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.critpath.core.event.CommunityId;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.junit.jupiter.api.Test;
+
+/** The partition's event time as the watermark generator moves it, sensor by sensor. */
+class SensorWatermarksTest {
+    private static final long OUT_OF_ORDER_MS = 2_000;
+    private static final long MAX_AHEAD_MS = 60_000;
+    private static final long T0 = 1_795_000_000_000L;
+
+    private final SensorWatermarks generator = new SensorWatermarks(OUT_OF_ORDER_MS, 100, MAX_AHEAD_MS, 30_000);
+    private long watermark = Long.MIN_VALUE;
+    private final WatermarkOutput output = new WatermarkOutput() {
+        @Override
+        public void emitWatermark(Watermark w) {
+            watermark = Math.max(watermark, w.getTimestamp());
+        }
+
+        @Override
+        public void markIdle() {
+        }
+
+        @Override
+        public void markActive() {
+        }
+    };
+
+    private void event(String sensor, long tsMs) {
+        PacketEvent e = new PacketEvent(sensor, SensorRole.CLIENT, tsMs * 1000, CommunityId.tcpV1("10.0.0.1", 40000, "10.0.0.2", 80, 0),
+                "10.0.0.1", 40000, "10.0.0.2", 80, true, TcpFlags.ACK, 1, 1, 0, 1000, -1, -1, null, null, -1, -1, 1, 64, PacketEvent.ABSENT);
+        generator.onEvent(Incoming.of(e), tsMs, output);
+        generator.onPeriodicEmit(output);
+    }
+
+    /** Time as the watermark says it: the latest event time that counts. */
+    private long time() {
+        return watermark + OUT_OF_ORDER_MS + 1;
+    }
+
+    @Test
+    void aTickBeforeAnyEventEmitsNothing() {
+        generator.onPeriodicEmit(output);
+        assertEquals(Long.MIN_VALUE, watermark);
+    }
+
+    @Test
+    void oneEventStampedMinutesAheadDoesNotMoveTime() {
+        for (int i = 0; i < 100; i++) {
+            event("a", T0 + i * 10);
+        }
+        event("a", T0 + 600_000);
+        for (int i = 100; i < 200; i++) {
+            event("a", T0 + i * 10);
+        }
+        assertEquals(T0 + 1990, time());
+    }
+
+    @Test
+    void aJumpTheSensorsNextEventsConfirmMovesTime() {
+        event("a", T0);
+        for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP - 1; i++) {
+            event("a", T0 + 600_000 + i);
+        }
+        assertEquals(T0, time(), "not yet: a quiet gap in a replay looks the same as mis-stamped events at first");
+        event("a", T0 + 600_000 + 99);
+        assertEquals(T0 + 600_000, time(), "the earliest of the run that confirmed it");
+    }
+
+    @Test
+    void aSensorMinutesAheadOfTheOthersDoesNotMoveTimeButSecondsAheadDoes() {
+        for (int i = 0; i < 50; i++) {
+            event("client-side", T0 + i * 10);
+            event("server-side", T0 + 1500 + i * 10); // unsynchronised, 1.5 s ahead: normal
+            event("fast-clock", T0 + 600_000 + i * 10);
+        }
+        assertEquals(T0 + 1500 + 490, time());
+    }
+
+    @Test
+    void madeUpSensorNamesKeepTheTableBounded() {
+        for (int i = 0; i < SensorWatermarks.MAX_SENSORS * 3; i++) {
+            event("sensor-" + i, T0 + i);
+        }
+        assertEquals(SensorWatermarks.MAX_SENSORS, generator.sensorsTracked());
+        assertEquals(T0 + SensorWatermarks.MAX_SENSORS * 3 - 1, time());
+    }
+}
