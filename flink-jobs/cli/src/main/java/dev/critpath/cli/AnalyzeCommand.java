@@ -126,17 +126,26 @@ final class AnalyzeCommand implements Callable<Integer> {
         Analyzer analyzer = new Analyzer(config(), screen());
         List<ConnectionResult> results = new ArrayList<>();
         int failures = 0;
+        int halfOpen = 0;
         for (ConnectionTrace t : traces) {
+            if (t.isHalfOpen()) { // set aside as the stream sets them aside
+                halfOpen++;
+                progress.analysed(results.size() + failures + halfOpen, traces.size());
+                continue;
+            }
             try {
                 results.add(analyzer.analyze(t));
             } catch (RuntimeException | StackOverflowError e) { // over the work budget, or an engine bug on an odd trace
                 failures++;
-                err.println("critpath analyze: connection " + t.clientAddr() + ":" + t.clientPort() + " > " + t.serverAddr() + ":"
-                        + t.serverPort() + " could not be analysed: " + e);
+                err.println("critpath analyze: connection " + t.addresses() + " could not be analysed: " + e);
             }
-            progress.analysed(results.size() + failures, traces.size());
+            progress.analysed(results.size() + failures + halfOpen, traces.size());
         }
         progress.done();
+        if (halfOpen > 0) { // said even with --quiet: these flows are in the input but not in the output
+            err.println("critpath analyze: " + halfOpen + " half-open flow" + (halfOpen == 1 ? "" : "s")
+                    + " (no answer, no payload: SYN floods, scans) set aside, not analysed");
+        }
         results.sort(Comparator.comparingLong(r -> r.profile().startUs));
         new ResultTable(out).print(results, top, all || results.size() < 50, arcs);
         if (jsonOut != null) {

@@ -57,6 +57,15 @@ final class StreamOptions {
     @Option(names = "--max-events-per-connection", paramLabel = "N", description = "Events kept per connection; beyond it they are counted and the connection flagged (default: ${DEFAULT-VALUE}).", defaultValue = "200000")
     int maxEvents;
 
+    @Option(names = "--max-flows", paramLabel = "N", description = "Connections one parallel instance holds at most; beyond, new ones are flow_table_full dead letters (default: ${DEFAULT-VALUE}).", defaultValue = "200000")
+    int maxFlows;
+
+    @Option(names = "--max-half-open-flows", paramLabel = "N", description = "Flows without answer or payload yet (SYNs) one parallel instance holds at most; beyond, the one quiet the longest is a half_open_connection dead letter (default: ${DEFAULT-VALUE}).", defaultValue = "100000")
+    int maxHalfOpenFlows;
+
+    @Option(names = "--max-buffered-events", paramLabel = "N", description = "Events one parallel instance buffers at most, over all its flows; beyond, they are counted over the cap and the connection flagged (default: ${DEFAULT-VALUE}).", defaultValue = "2000000")
+    long maxBufferedEvents;
+
     @Option(names = "--max-sensor-ahead-s", paramLabel = "S", description = "How far a sensor's clock may run ahead: events stamped further ahead of this machine's clock are sensor_clock_ahead dead letters, and a sensor further ahead of the others does not move event time (default: ${DEFAULT-VALUE}).", defaultValue = "60")
     long maxSensorAheadS;
 
@@ -71,7 +80,7 @@ final class StreamOptions {
         }
         return new StreamConfig(bootstrapServers, topics, groupId, warehouseUri, bounded, Duration.ofMillis(outOfOrdernessMs), D.idleness(),
                 D.alignmentMaxDrift(), Duration.ofSeconds(allowedLatenessS), Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
-                new StreamConfig.Segments(Duration.ofSeconds(segmentAfterS), Duration.ofMillis(segmentQuietMs)), maxEvents, Duration.ofSeconds(maxSensorAheadS), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
+                new StreamConfig.Segments(Duration.ofSeconds(segmentAfterS), Duration.ofMillis(segmentQuietMs)), maxEvents, new StreamConfig.Caps(maxFlows, maxBufferedEvents, maxHalfOpenFlows), Duration.ofSeconds(maxSensorAheadS), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
                 stateBackend, parallelism);
     }
 

@@ -5,6 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.critpath.core.event.CommunityId;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.testing.HandTrace;
 import dev.critpath.core.testing.Repo;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -123,6 +129,41 @@ class AnalyzeCommandTest {
         assertEquals(2, rows.size(), r.out());
         assertTrue(rows.stream().allMatch(l -> l.contains("LOOK: no_timeout")), r.out());
         assertTrue(r.out().contains("40 connections, 38 boring, 2 worth a look (2 shown"), r.out());
+    }
+
+    @Test
+    void halfOpenFlowsAreSetAsideAsTheStreamSetsThemAside() throws Exception {
+        Path syns = tmp.resolve("syns.jsonl");
+        List<String> lines = new java.util.ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            String client = "198.51.100." + i;
+            lines.add(PacketEventJson.toJson(new PacketEvent("lab-server", SensorRole.SERVER, 1_795_000_000_000_000L + i,
+                    CommunityId.tcpV1(client, 40000, "10.71.2.2", 8080, 0), client, 40000, "10.71.2.2", 8080, true, TcpFlags.SYN, 1, 0, 0,
+                    64240, 7, 1460, Boolean.TRUE, null, -1, -1, 1, 64, PacketEvent.ABSENT)));
+        }
+        Files.write(syns, lines);
+        Path json = tmp.resolve("out.jsonl");
+        CliRun r = CliRun.of("analyze", "--quiet", "--pcap", lab("dl-20k", "server.pcap"), "--events", syns.toString(), "--json", json.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("3 half-open flows (no answer, no payload: SYN floods, scans) set aside"), r.err());
+        assertEquals(1, Files.readAllLines(json).size(), "only the real connection is profiled");
+    }
+
+    @Test
+    void aConnectionOverTheWorkBudgetIsReportedAndTheRestAnalysed() throws Exception {
+        HandTrace amplified = new HandTrace(5, 5).mss(1);
+        amplified.c(0).syn();
+        amplified.s(5).syn();
+        amplified.c(10).ack(1);
+        for (int i = 0; i < 20; i++) {
+            amplified.c(11 + i).data(1 << 20); // the event schema's largest payload, an MSS of 1 byte
+        }
+        Path events = tmp.resolve("amplified.jsonl");
+        Files.write(events, amplified.clientCapture().stream().map(PacketEventJson::toJson).toList());
+        CliRun r = CliRun.of("analyze", "--quiet", "--pcap", lab("dl-20k", "server.pcap"), "--events", events.toString());
+        assertEquals(1, r.exit(), r.err());
+        assertTrue(r.err().contains("could not be analysed") && r.err().contains("over the budget"), r.err());
+        assertTrue(r.out().contains("10.71.1.2:"), "the other connection is analysed: " + r.out());
     }
 
     @Test

@@ -15,8 +15,14 @@ import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
+import dev.critpath.streaming.HalfOpenFlows.SetAside;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -39,9 +45,15 @@ import org.apache.flink.util.OutputTag;
  *
  * <p>Floods. At most {@code maxEventsPerConnection} events are kept per flow; the rest are counted
  * and the connection is flagged. Half-open flows (no answer, no payload) are not analysed: they
- * become one dead letter each. State TTL is a safety net behind the event-time timers.
+ * become one dead letter each. Until an answer or payload comes, a flow waits in a bounded table
+ * of its own (HalfOpenFlows, in operator state), not in keyed state: a SYN flood beyond it sets
+ * the oldest half-open flows aside first, and never touches the connections held. Each parallel
+ * instance counts the connections and events it holds (StreamConfig.Caps); at a cap, new
+ * connections are flow_table_full dead letters. State TTL is a safety net behind the event-time
+ * timers.
  */
-final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, PacketEvent, FinishedConnection> {
+final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, PacketEvent, FinishedConnection>
+        implements CheckpointedFunction {
     static final OutputTag<DeadLetter> REJECTED = new OutputTag<>("connection-rejects", TypeInformation.of(DeadLetter.class));
 
     private final StreamConfig cfg;
@@ -52,6 +64,15 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
     private transient Counter halfOpen;
     private transient Counter connections;
     private transient Counter segmentsCut;
+    private transient Counter refused;
+    /** This instance's totals, kept in operator state so that a restore resumes them. */
+    private transient ListState<long[]> heldTotals;
+    private transient long flowsHeld;
+    private transient long eventsBuffered;
+    private transient HalfOpenFlows halfOpenFlows;
+    private transient ListState<PacketEvent> halfOpenState;
+    /** When the one timer that sweeps the half-open table fires; MIN_VALUE when none is set. */
+    private transient long sweepAtMs;
 
     ConnectionAssemblyFunction(StreamConfig cfg) {
         this.cfg = cfg;
@@ -94,6 +115,37 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         halfOpen = metrics.counter("half_open_connections");
         connections = metrics.counter("connections_finalised");
         segmentsCut = metrics.counter("segments_cut");
+        refused = metrics.counter("flows_refused");
+        metrics.gauge("flows_held", () -> flowsHeld);
+        metrics.gauge("events_buffered", () -> eventsBuffered);
+        metrics.gauge("half_open_flows_held", () -> halfOpenFlows.size());
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        heldTotals = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("held-totals",
+                PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
+        for (long[] t : heldTotals.get()) { // after rescaling, an instance may get several
+            flowsHeld += t[0];
+            eventsBuffered += t[1];
+        }
+        halfOpenFlows = new HalfOpenFlows(cfg.caps().halfOpenFlows());
+        sweepAtMs = Long.MIN_VALUE;
+        // every instance sees every half-open packet on restore and keeps those of its own key groups
+        halfOpenState = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("half-open", EventSerializers.PACKET_EVENT));
+        var task = getRuntimeContext().getTaskInfo();
+        for (PacketEvent e : halfOpenState.get()) {
+            if (KeyGroupRangeAssignment.assignKeyToParallelOperator(e.communityId(), task.getMaxNumberOfParallelSubtasks(),
+                    task.getNumberOfParallelSubtasks()) == task.getIndexOfThisSubtask()) {
+                halfOpenFlows.add(e.communityId(), e, Math.floorDiv(e.tsUs(), 1000));
+            }
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        heldTotals.update(List.of(new long[] {flowsHeld, eventsBuffered}));
+        halfOpenState.update(halfOpenFlows.snapshot());
     }
 
     @Override
@@ -107,7 +159,28 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
                 late(e, ctx, "no connection of this flow is held any more");
                 return;
             }
+            String key = ctx.getCurrentKey();
+            if (e.isOrig() && e.len() == 0) { // no answer, no payload: half-open so far
+                SetAside evicted = halfOpenFlows.add(key, e, activity(tsMs, wm));
+                if (evicted != null) {
+                    setAside(evicted, ctx);
+                }
+                if (sweepAtMs == Long.MIN_VALUE) { // also the first half-open packet after a restore
+                    scheduleSweep(ctx);
+                }
+                return;
+            }
+            if (flowsHeld >= cfg.caps().flows() || eventsBuffered >= cfg.caps().bufferedEvents()) {
+                refuse(e, ctx);
+                return;
+            }
             s = new FlowState();
+            flowsHeld++;
+            if (halfOpenFlows.holds(key)) { // the answer came: the flow's first packets join its connection
+                for (PacketEvent held : halfOpenFlows.take(key)) {
+                    hold(held, s, wm, ctx);
+                }
+            }
         } else if (s.bufferedCount == 0 && s.segments == 0 && s.tombstoneUntilMs != Long.MIN_VALUE) {
             if (!(freshSyn && e.seq() != s.tombstoneClientIsn)) {
                 late(e, ctx, "its connection was already analysed");
@@ -115,22 +188,29 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
             }
             s.tombstoneUntilMs = Long.MIN_VALUE; // a new connection reuses the port pair
         }
-        if (s.bufferedCount < cfg.maxEventsPerConnection()) {
+        hold(e, s, wm, ctx);
+    }
+
+    /** Keeps the event in its connection's buffer (or counts it over a cap) and moves the flow's timer. */
+    private void hold(PacketEvent e, FlowState s, long wm, Context ctx) throws Exception {
+        long tsMs = Math.floorDiv(e.tsUs(), 1000);
+        if (s.bufferedCount < cfg.maxEventsPerConnection() && eventsBuffered < cfg.caps().bufferedEvents()) {
             buffered.add(e);
             s.bufferedCount++;
+            eventsBuffered++;
         } else {
             s.overCap++;
             cappedEvents.inc();
         }
         s.closing |= e.hasFlag(TcpFlags.FIN) || e.hasFlag(TcpFlags.RST);
-        s.lastActivityMs = Math.max(s.lastActivityMs, wm == Long.MIN_VALUE ? tsMs : Math.max(tsMs, wm));
+        s.lastActivityMs = Math.max(s.lastActivityMs, activity(tsMs, wm));
         s.firstActivityMs = s.firstActivityMs == Long.MIN_VALUE ? s.lastActivityMs : s.firstActivityMs;
         s.dueMs = s.lastActivityMs + (s.closing ? cfg.closeGrace() : cfg.idleTimeout()).toMillis();
         s.cutDueMs = !s.closing && longLived(s) ? s.lastActivityMs + cfg.segments().quiet().toMillis() : Long.MIN_VALUE;
         // one timer per flow: later due times move it when it fires, an earlier one (a FIN, a cut) moves it now
         long wake = nextWake(s);
         if (s.timerMs == Long.MIN_VALUE || wake < s.timerMs) {
-            if (s.timerMs != Long.MIN_VALUE) {
+            if (s.timerMs != Long.MIN_VALUE && s.timerMs != sweepAtMs) { // a timer of the same key and time is one timer
                 ctx.timerService().deleteEventTimeTimer(s.timerMs);
             }
             s.timerMs = wake;
@@ -141,12 +221,16 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<FinishedConnection> out) throws Exception {
+        // a restored job's sweep timer is not the one sweepAtMs names: any timer sweeps what is due
+        if (timestamp == sweepAtMs || halfOpenFlows.oldestActivityMs() <= ctx.timerService().currentWatermark() - cfg.idleTimeout().toMillis()) {
+            sweep(ctx);
+        }
         FlowState s = flow.value();
-        if (s == null) {
-            return;
+        if (s == null || timestamp != s.timerMs) {
+            return; // the half-open sweep's timer, set under whichever key was current
         }
         if (s.bufferedCount == 0 && s.segments == 0) { // the tombstone's own timer: forget the flow
-            flow.clear();
+            forget();
             return;
         }
         if (s.dueMs <= timestamp) {
@@ -199,6 +283,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         s.restartEvents = kept.size();
         kept.addAll(held.subList(n, held.size()));
         buffered.update(kept);
+        eventsBuffered -= s.bufferedCount - kept.size();
         s.bufferedCount = kept.size();
         s.overCap = 0;
     }
@@ -210,14 +295,21 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         }
         List<ConnectionTrace> traces = assembler.connections();
         long lastIsn = -1;
+        boolean analysed = false;
         for (int i = 0; i < traces.size(); i++) {
             lastIsn = clientIsn(traces.get(i), lastIsn);
-            emit(traces.get(i), s, i == 0 && s.segments > 0, ctx, out);
+            analysed |= emit(traces.get(i), s, i == 0 && s.segments > 0, ctx, out);
         }
         if (traces.isEmpty() && s.segments > 0) { // cut mid-stream, nothing since
             out.collect(new FinishedConnection(s.pathKey, new PacketEvent[0], 0, ctx.getCurrentKey(), s.segments, true));
+            analysed = true;
         }
         buffered.clear();
+        eventsBuffered -= s.bufferedCount;
+        if (!analysed) { // half-open only: no tombstone, a flood must not leave one per SYN
+            forget();
+            return;
+        }
         s.bufferedCount = 0;
         s.overCap = 0;
         s.closing = false;
@@ -233,25 +325,64 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         flow.update(s);
     }
 
-    /** @param lastSegment the trace ends a connection cut into segments before */
-    private void emit(ConnectionTrace t, FlowState s, boolean lastSegment, OnTimerContext ctx, Collector<FinishedConnection> out) {
-        List<PacketEvent> events = new ArrayList<>(t.packetCount());
-        boolean answered = false;
-        boolean payload = false;
-        for (SensorCapture c : t.captures()) {
-            for (PacketEvent e : c.packets()) {
-                events.add(e);
-                answered |= !e.isOrig();
-                payload |= e.len() > 0;
-            }
+    /** Quiet time is measured from max(event time, watermark) at arrival (see the class comment). */
+    private static long activity(long tsMs, long wm) {
+        return wm == Long.MIN_VALUE ? tsMs : Math.max(tsMs, wm);
+    }
+
+    /** Sets aside the half-open flows quiet for the idle timeout; one timer at a time does it for all. */
+    private void sweep(OnTimerContext ctx) {
+        for (SetAside quiet : halfOpenFlows.expire(ctx.timerService().currentWatermark() - cfg.idleTimeout().toMillis() + 1)) {
+            setAside(quiet, ctx);
         }
-        if (!lastSegment && !answered && !payload) {
+        sweepAtMs = Long.MIN_VALUE;
+        if (halfOpenFlows.size() > 0) {
+            scheduleSweep(ctx);
+        }
+    }
+
+    private void scheduleSweep(Context ctx) {
+        sweepAtMs = halfOpenFlows.oldestActivityMs() + cfg.idleTimeout().toMillis();
+        ctx.timerService().registerEventTimeTimer(sweepAtMs);
+    }
+
+    private void setAside(SetAside h, Context ctx) {
+        halfOpen.inc();
+        PacketEvent first = h.events().get(0);
+        long packets = h.events().size() + h.uncounted();
+        ctx.output(REJECTED, new DeadLetter(first.tsUs(), "half_open_connection", packets + " packet(s) " + first.origH() + ":" + first.origP()
+                + " > " + first.respH() + ":" + first.respP() + ", no answer and no payload"
+                + (h.evicted() ? "; set aside early: " + cfg.caps().halfOpenFlows() + " half-open flows held (--max-half-open-flows)" : ""),
+                first.sensor(), first.communityId(), null));
+    }
+
+    private void forget() {
+        flow.clear();
+        flowsHeld--;
+    }
+
+    private void refuse(PacketEvent e, Context ctx) {
+        refused.inc();
+        ctx.output(REJECTED, new DeadLetter(e.tsUs(), "flow_table_full", "this instance holds " + flowsHeld + " flows and " + eventsBuffered
+                + " events, its caps are " + cfg.caps().flows() + " and " + cfg.caps().bufferedEvents() + " (--max-flows, --max-buffered-events)",
+                e.sensor(), e.communityId(), PacketEventJson.toJson(e)));
+    }
+
+    /**
+     * @param lastSegment the trace ends a connection cut into segments before
+     * @return whether it goes on to be analysed (a half-open flow is a dead letter instead)
+     */
+    private boolean emit(ConnectionTrace t, FlowState s, boolean lastSegment, OnTimerContext ctx, Collector<FinishedConnection> out) {
+        List<PacketEvent> events = new ArrayList<>(t.packetCount());
+        for (SensorCapture c : t.captures()) {
+            events.addAll(c.packets());
+        }
+        if (!lastSegment && t.isHalfOpen()) {
             halfOpen.inc();
             PacketEvent first = events.get(0);
             ctx.output(REJECTED, new DeadLetter(first.tsUs(), "half_open_connection",
-                    events.size() + " packet(s) from " + t.clientAddr() + ":" + t.clientPort() + " to " + t.serverAddr() + ":" + t.serverPort()
-                            + ", no answer and no payload", first.sensor(), t.communityId(), null));
-            return;
+                    events.size() + " packet(s) " + t.addresses() + ", no answer and no payload", first.sensor(), t.communityId(), null));
+            return false;
         }
         connections.inc();
         if (!lastSegment) {
@@ -262,6 +393,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
             out.collect(new FinishedConnection(s.pathKey, nothingNew ? new PacketEvent[0] : events.toArray(PacketEvent[]::new),
                     s.overCap, ctx.getCurrentKey(), s.segments, true));
         }
+        return true;
     }
 
     private void late(PacketEvent e, Context ctx, String why) {

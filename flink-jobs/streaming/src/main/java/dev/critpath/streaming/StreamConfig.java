@@ -16,6 +16,7 @@ import java.util.List;
  * @param idleTimeout      quiet time after which an open connection is analysed as it stands
  * @param segments         when long-lived connections are analysed and written piece by piece
  * @param maxEventsPerConnection events buffered per flow; beyond it they are counted, not kept
+ * @param caps           what one parallel instance of the connection step holds at most
  * @param maxSensorAhead how far a sensor's clock may run ahead: events stamped further ahead of
  *                       the job's clock are sensor_clock_ahead dead letters, and a sensor further
  *                       ahead of its partition's other sensors does not move event time (see
@@ -35,6 +36,7 @@ public record StreamConfig(
         Duration idleTimeout,
         Segments segments,
         int maxEventsPerConnection,
+        Caps caps,
         Duration maxSensorAhead,
         int clientPrefixV4,
         int clientPrefixV6,
@@ -53,46 +55,62 @@ public record StreamConfig(
     public record Segments(Duration after, Duration quiet) implements Serializable {
     }
 
+    /**
+     * Bounds on one parallel instance of the connection step, whatever the input: at most
+     * {@code flows} connections and {@code bufferedEvents} events held (beyond, new connections are
+     * flow_table_full dead letters and held ones count further events over the cap, which their
+     * profiles say), and {@code halfOpenFlows} flows without answer or payload (beyond, the one
+     * quiet the longest is set aside as a half_open_connection dead letter).
+     */
+    public record Caps(int flows, long bufferedEvents, int halfOpenFlows) implements Serializable {
+    }
+
     public static StreamConfig defaults(String bootstrapServers, String warehouse) {
         return new StreamConfig(bootstrapServers, DEFAULT_TOPICS, "critpath", warehouse, false,
                 Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(60),
-                Duration.ofSeconds(5), Duration.ofSeconds(120), new Segments(Duration.ofSeconds(60), Duration.ofSeconds(1)), 200_000, Duration.ofSeconds(60), 24, 48,
+                Duration.ofSeconds(5), Duration.ofSeconds(120), new Segments(Duration.ofSeconds(60), Duration.ofSeconds(1)), 200_000, new Caps(200_000, 2_000_000, 100_000), Duration.ofSeconds(60), 24, 48,
                 Duration.ofSeconds(10), null, "hashmap", 1);
     }
 
     public StreamConfig withBounded(boolean b) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, b, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withCheckpointing(Duration interval, String dir) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 interval, dir, stateBackend, parallelism);
     }
 
     public StreamConfig withTopic(String topic, String group) {
         return new StreamConfig(bootstrapServers, List.of(topic), group, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withParallelism(int n) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, n);
     }
 
     public StreamConfig withSegments(Segments seg) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, seg, maxEventsPerConnection, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, seg, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withMaxEventsPerConnection(int max) {
         return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
-                allowedLateness, closeGrace, idleTimeout, segments, max, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                allowedLateness, closeGrace, idleTimeout, segments, max, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                checkpointInterval, checkpointDir, stateBackend, parallelism);
+    }
+
+    public StreamConfig withCaps(Caps c) {
+        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, c, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
@@ -113,6 +131,9 @@ public record StreamConfig(
         }
         if (maxEventsPerConnection < 10) {
             p.add("the per-connection cap must be at least 10 events");
+        }
+        if (caps.flows() < 1 || caps.halfOpenFlows() < 1 || caps.bufferedEvents() < maxEventsPerConnection) {
+            p.add("the flow caps must be at least 1 and the buffered-event cap at least the per-connection cap");
         }
         if (!stateBackend.equals("hashmap") && !stateBackend.equals("rocksdb")) {
             p.add("state backend must be hashmap or rocksdb, not " + stateBackend);

@@ -23,12 +23,13 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 
 /**
- * A topic mixing good sensor events with garbage, truncated JSON, absurd values and a SYN flood:
- * the job finishes, every good connection is profiled exactly as the core engine profiles it, and
+ * A topic mixing good sensor events with garbage, truncated JSON, absurd values and a SYN flood
+ * fifteen times the half-open table: the job finishes, every good connection is profiled exactly as the core engine profiles it, and
  * every bad input is a dead letter with its reason. 
  */
 class BadInputTest extends JobTestBase {
     private static final int FLOOD = 3000;
+    private static final int HALF_OPEN_CAP = 200;
     private static final long ABSURD_KAFKA_TS_MS = 9_000_000_000_000_000L;
     private static final List<String> POISON = List.of("nul-prefixed", "confluent-avro-framed", "utf32-with-bom", "invalid-utf8");
 
@@ -76,12 +77,14 @@ class BadInputTest extends JobTestBase {
             producer.send(new ProducerRecord<>(topic, null, ABSURD_KAFKA_TS_MS, null, "#".getBytes(StandardCharsets.UTF_8))).get();
         }
         Path warehouse = tmp.resolve("wh-bad");
-        run(boundedJob(topic, warehouse));
+        run(boundedJob(topic, warehouse).withCaps(new StreamConfig.Caps(200_000, 2_000_000, HALF_OPEN_CAP)));
 
         LabReplay.assertTablesEqual(LabReplay.expectedRows(good), LabReplay.warehouseRows(warehouse)); // every good connection
         Map<String, Integer> reasons = new TreeMap<>();
+        int setAsideEarly = 0;
         for (GenericRecord d : WarehouseReader.read(warehouse, WarehouseTable.DEAD_LETTERS)) {
             reasons.merge(d.get("reason").toString(), 1, Integer::sum);
+            setAsideEarly += d.get("detail").toString().contains("set aside early") ? 1 : 0;
             assertTrue(d.get("detail") != null && !d.get("detail").toString().isBlank(), "every dead letter says why: " + d);
         }
         assertEquals(65 + POISON.size() + 1, reasons.getOrDefault("malformed_json", 0), "junk, truncated and poison records: " + reasons);
@@ -89,6 +92,8 @@ class BadInputTest extends JobTestBase {
         assertEquals(1, reasons.getOrDefault("sensor_clock_ahead", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("empty_record", 0), reasons.toString());
         assertEquals(FLOOD, reasons.getOrDefault("half_open_connection", 0), reasons.toString());
+        // both instances of the connection step filled their half-open tables: the oldest went first, no good connection did
+        assertTrue(setAsideEarly >= FLOOD - 2 * HALF_OPEN_CAP, setAsideEarly + " set aside early");
         try (var partitions = Files.list(warehouse.resolve("dead_letters"))) {
             int thisYear = java.time.LocalDate.now(java.time.ZoneOffset.UTC).getYear();
             for (Path p : partitions.toList()) {

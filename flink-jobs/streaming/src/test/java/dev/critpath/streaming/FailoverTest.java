@@ -51,9 +51,9 @@ class FailoverTest extends JobTestBase {
             cluster.terminateTaskManager(0).get();
 
             Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events.subList(half, events.size())), n -> { });
-            // later SYNs move event time past every connection's close timer
+            // event time moves past every connection's close timer
             PacketEvent last = events.get(events.size() - 1);
-            Replay.publish(kafka.bootstrapServers(), topic, Replay.json(LabReplay.timePasses(last, 600_000_000L)), n -> { });
+            LabReplay.passTime(kafka.bootstrapServers(), topic, 2, last, 600_000_000L);
             awaitProfiles(cluster, id, warehouse, total, Duration.ofSeconds(180));
             Thread.sleep(1500); // a few more checkpoints: anything duplicated would show now
 

@@ -26,6 +26,7 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** The trace lab's two-point fixtures as sensor event streams, and what the core engine says of them directly. */
 final class LabReplay {
@@ -145,17 +146,22 @@ final class LabReplay {
     }
 
     /**
-     * SYNs of new connections {@code byUs} after {@code e}, from its sensor: move event time past
-     * every open connection's close timer. As many as it takes for a sensor's jump to count.
+     * Moves event time {@code byUs} past {@code last} on every partition of the topic: SYNs of new
+     * connections from its sensor, as many on each partition as it takes for a sensor's jump to
+     * count there (see SensorWatermarks). Past every open connection's close timer.
      */
-    static List<PacketEvent> timePasses(PacketEvent e, long byUs) {
-        List<PacketEvent> out = new ArrayList<>();
-        for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP; i++) {
-            String client = "192.0.2." + (1 + i);
-            out.add(new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs() + byUs + i, CommunityId.tcpV1(client, 40000, e.respH(), e.respP(), 0),
-                    client, 40000, e.respH(), e.respP(), true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null,
-                    PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64, PacketEvent.ABSENT));
+    static void passTime(String bootstrapServers, String topic, int partitions, PacketEvent last, long byUs) throws Exception {
+        try (var producer = Replay.producer(bootstrapServers)) {
+            for (int p = 0; p < partitions; p++) {
+                for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP; i++) {
+                    String client = "192.0." + (2 + p) + "." + (1 + i);
+                    PacketEvent syn = new PacketEvent(last.sensor(), last.sensorRole(), last.tsUs() + byUs + i,
+                            CommunityId.tcpV1(client, 40000, last.respH(), last.respP(), 0), client, 40000, last.respH(), last.respP(), true,
+                            TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null, PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64,
+                            PacketEvent.ABSENT);
+                    producer.send(new ProducerRecord<>(topic, p, null, Replay.json(syn))).get();
+                }
+            }
         }
-        return out;
     }
 }

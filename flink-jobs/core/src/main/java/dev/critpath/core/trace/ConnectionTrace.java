@@ -1,5 +1,6 @@
 package dev.critpath.core.trace;
 
+import dev.critpath.core.event.PacketEvent;
 import java.util.List;
 
 /**
@@ -23,6 +24,26 @@ public record ConnectionTrace(
 
     public ConnectionTrace withEventsOverCap(long n) {
         return new ConnectionTrace(communityId, clientAddr, clientPort, serverAddr, serverPort, captures, n);
+    }
+
+    /**
+     * No answer and no payload (SYN floods, scans, a client that gave up): nothing to analyse. Both
+     * the stream and offline analysis set such flows aside instead of profiling them as boring.
+     */
+    public boolean isHalfOpen() {
+        for (SensorCapture c : captures) {
+            for (PacketEvent e : c.packets()) {
+                if (!e.isOrig() || e.len() > 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** "client:port > server:port", as messages name a connection. */
+    public String addresses() {
+        return clientAddr + ":" + clientPort + " > " + serverAddr + ":" + serverPort;
     }
 
     public int packetCount() {
