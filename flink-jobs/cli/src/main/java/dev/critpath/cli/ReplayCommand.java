@@ -44,7 +44,13 @@ final class ReplayCommand implements Callable<Integer> {
             err.println("critpath replay: give at least one capture (--client-pcap, --server-pcap, --pcap) or --lab-runs with runs in it");
             return 2;
         }
-        List<PacketEvent> events = Replay.events(caps); // a list of its own, sorted by time
+        List<PacketEvent> events = Replay.events(caps, (file, stats) -> { // a list of its own, sorted by time
+            err.println(file + ": " + stats);
+            if (stats.corruption != null) {
+                err.println("critpath replay: " + file + ": reading stopped at " + stats.corruption + "; the " + stats.tcpPackets
+                        + " TCP packets before it are replayed");
+            }
+        });
         events.addAll(Replay.labRuns(runs));
         events.sort(Comparator.comparingLong(PacketEvent::tsUs)); // as the captures' timestamps go
         err.printf("replaying %,d packet events from %d capture(s) and %d lab run(s) to %s on %s%n", events.size(), caps.size(), runs.size(),

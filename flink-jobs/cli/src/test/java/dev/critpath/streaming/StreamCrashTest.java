@@ -7,12 +7,9 @@ import dev.critpath.core.testing.Repo;
 import dev.critpath.streaming.kafka.LocalKafka;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,9 +37,9 @@ class StreamCrashTest {
                     "--warehouse", warehouse.toString(), "--checkpoint-interval-s", "1", "--parallelism", "2");
 
             Path firstLog = tmp.resolve("first.log");
-            Process first = start(args, firstLog);
+            Process first = StreamProcess.start(args, firstLog);
             try {
-                LabReplay.awaitProfiles(warehouse, 1, Duration.ofSeconds(240), () -> "the first run: " + tail(firstLog));
+                LabReplay.awaitProfiles(warehouse, 1, Duration.ofSeconds(240), () -> "the first run: " + StreamProcess.tail(firstLog));
             } finally {
                 first.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook, no last checkpoint
             }
@@ -50,36 +47,19 @@ class StreamCrashTest {
             assertTrue(before < total, "the kill must come mid-stream: " + before + " of " + total + " committed");
 
             Path secondLog = tmp.resolve("second.log");
-            Process second = start(args, secondLog);
+            Process second = StreamProcess.start(args, secondLog);
             try {
                 Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events.subList(half, events.size())), n -> { });
                 // event time moves past every connection's close timer
                 PacketEvent last = events.get(events.size() - 1);
                 LabReplay.passTime(kafka.bootstrapServers(), topic, 2, last, 600_000_000L);
-                LabReplay.awaitProfiles(warehouse, total, Duration.ofSeconds(240), () -> "the second run: " + tail(secondLog));
+                LabReplay.awaitProfiles(warehouse, total, Duration.ofSeconds(240), () -> "the second run: " + StreamProcess.tail(secondLog));
                 Thread.sleep(3000); // a few more checkpoints: anything written twice would show now
             } finally {
                 second.destroyForcibly().waitFor();
             }
-            assertTrue(Files.readString(secondLog).contains("resuming from checkpoint"), tail(secondLog));
+            assertTrue(Files.readString(secondLog).contains("resuming from checkpoint"), StreamProcess.tail(secondLog));
             LabReplay.assertTablesEqual(LabReplay.expectedRows(events), LabReplay.warehouseRows(warehouse)); // fails on any row seen twice
-        }
-    }
-
-    /** `critpath stream` in a JVM of its own, as a user starts it. */
-    private static Process start(List<String> args, Path log) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "dev.critpath.cli.Main"));
-        cmd.addAll(args);
-        return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    }
-
-    private static String tail(Path log) {
-        try {
-            String s = Files.readString(log, StandardCharsets.UTF_8);
-            return s.substring(Math.max(0, s.length() - 3000));
-        } catch (IOException e) {
-            return "(no log: " + e + ")";
         }
     }
 }

@@ -4,6 +4,7 @@ import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.pcap.PcapReader;
 import dev.critpath.core.pcap.PcapFormatException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.function.BiConsumer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,18 +42,20 @@ public final class Replay {
 
     /** All captures' packet events merged by timestamp (each sensor's own clock, as recorded). */
     public static List<PacketEvent> events(List<Capture> captures) throws IOException, PcapFormatException {
+        return events(captures, (file, stats) -> { });
+    }
+
+    /** The same, telling {@code read} what the reader counted in each file (packets skipped, corruption). */
+    public static List<PacketEvent> events(List<Capture> captures, BiConsumer<Path, PcapReader.Stats> read)
+            throws IOException, PcapFormatException {
         List<PacketEvent> all = new ArrayList<>();
         for (Capture c : captures) {
-            all.addAll(PcapEvents.readAll(c.file(), c.sensor(), c.role()));
+            read.accept(c.file(), new PcapEvents(c.sensor(), c.role(), 0).stream(c.file(), all::add));
         }
         all.sort(Comparator.comparingLong(PacketEvent::tsUs)); // stable: a sensor's own order survives ties
         return all;
     }
 
-    /**
-     * Trace-lab runs (directories with client.pcap and server.pcap) as the two sensors lab-client
-     * and lab-server would publish them, one client network per connection.
-     */
     /** The trace lab's runs under a directory: its subdirectories holding client.pcap and server.pcap. */
     public static List<Path> labRunsUnder(Path dir) throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
@@ -59,6 +63,10 @@ public final class Replay {
         }
     }
 
+    /**
+     * Trace-lab runs (directories with client.pcap and server.pcap) as the two sensors lab-client
+     * and lab-server would publish them, one client network per connection.
+     */
     public static List<PacketEvent> labRuns(List<Path> runs) throws IOException, PcapFormatException {
         List<Capture> caps = new ArrayList<>();
         for (Path d : runs) {

@@ -6,6 +6,7 @@ import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
@@ -30,6 +31,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 
 /** The trace lab's two-point fixtures as sensor event streams, and what the core engine says of them directly. */
 final class LabReplay {
+    static final long TEN_MINUTES_US = 600_000_000L;
+    /** Gaps between the lab's recordings shrink to this in a live replay: live-paced, but short. */
+    static final long LIVE_GAP_US = 1_500_000;
+
     private LabReplay() {
     }
 
@@ -161,6 +166,60 @@ final class LabReplay {
                             PacketEvent.ABSENT);
                     producer.send(new ProducerRecord<>(topic, p, null, Replay.json(syn))).get();
                 }
+            }
+        }
+    }
+
+    /** The recordings moved to start at {@code startUs}, quiet gaps between them shortened; each connection's own timing kept. */
+    static List<PacketEvent> live(List<PacketEvent> recorded, long startUs) {
+        List<PacketEvent> sorted = new ArrayList<>(recorded);
+        sorted.sort(PacketEvent.CAPTURE_ORDER);
+        List<PacketEvent> out = new ArrayList<>();
+        long shift = startUs - sorted.get(0).tsUs();
+        long prev = sorted.get(0).tsUs();
+        for (PacketEvent e : sorted) {
+            if (e.tsUs() - prev > 5_000_000) { // between recordings: no connection spans such a gap
+                shift -= e.tsUs() - prev - LIVE_GAP_US;
+            }
+            prev = e.tsUs();
+            out.add(e.withTsUs(e.tsUs() + shift));
+        }
+        return out;
+    }
+
+    /** A client-side sensor ten minutes fast, watching a connection of its own (the first one's packets, another client). */
+    static List<PacketEvent> fastClockSensor(List<PacketEvent> good) {
+        PacketEvent first = good.get(0);
+        String client = "192.0.2.99";
+        String cid = CommunityId.tcpV1(client, first.origP(), first.respH(), first.respP(), 0);
+        return good.stream().filter(e -> e.communityId().equals(first.communityId()) && e.sensor().equals(first.sensor()))
+                .map(e -> e.withSensor("fast-clock", SensorRole.CLIENT).withClient(client, cid).withTsUs(e.tsUs() + TEN_MINUTES_US)).toList();
+    }
+
+    static PacketEvent syn(String sensor, String client, long tsUs) {
+        return new PacketEvent(sensor, SensorRole.CLIENT, tsUs, CommunityId.tcpV1(client, 40000, "10.71.2.2", 8080, 0), client, 40000,
+                "10.71.2.2", 8080, true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null, PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64,
+                PacketEvent.ABSENT);
+    }
+
+    /** A record and when (wall clock, µs) to publish it. */
+    record Timed(long sendAtUs, byte[] value) {
+        static Timed of(long sendAtUs, PacketEvent e) {
+            return new Timed(sendAtUs, Replay.json(e));
+        }
+    }
+
+    /** Publishes each event when the wall clock reaches its time, as sensors publish live traffic. */
+    static void publishLive(String bootstrapServers, String topic, List<Timed> sends) throws InterruptedException {
+        List<Timed> inOrder = new ArrayList<>(sends);
+        inOrder.sort(java.util.Comparator.comparingLong(Timed::sendAtUs));
+        try (var producer = Replay.producer(bootstrapServers)) {
+            for (Timed s : inOrder) {
+                long waitMs = s.sendAtUs() / 1000 - System.currentTimeMillis();
+                if (waitMs > 0) {
+                    Thread.sleep(waitMs);
+                }
+                producer.send(new ProducerRecord<>(topic, s.value()));
             }
         }
     }

@@ -3,16 +3,12 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.core.event.SensorRole;
-import dev.critpath.core.event.TcpFlags;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -20,7 +16,6 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -32,12 +27,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * cut short. On one partition (where they share the watermark) and on several.
  */
 class SensorClockTest extends JobTestBase {
-    private static final long TEN_MINUTES_US = 600_000_000L;
-    /** Gaps between the lab's recordings shrink to this: the replay stays live-paced but short. */
-    private static final long GAP_US = 1_500_000;
-
-    private record Timed(long sendAtUs, PacketEvent event) {
-    }
+    private static final long TEN_MINUTES_US = LabReplay.TEN_MINUTES_US;
 
     @ParameterizedTest
     @ValueSource(ints = {1, 3})
@@ -53,30 +43,21 @@ class SensorClockTest extends JobTestBase {
         int fastEvents;
         try {
             long startUs = System.currentTimeMillis() * 1000 + 5_000_000; // after the job is up
-            good = live(LabReplay.events(LabReplay.scenarios("dl-20k", "fast-retransmit", "keepalive-3", "clock-offset",
+            good = LabReplay.live(LabReplay.events(LabReplay.scenarios("dl-20k", "fast-retransmit", "keepalive-3", "clock-offset",
                     "tail-timeout", "think-100ms")), startUs);
-            List<Timed> sends = new ArrayList<>();
-            good.forEach(e -> sends.add(new Timed(e.tsUs(), e)));
+            List<LabReplay.Timed> sends = new ArrayList<>();
+            good.forEach(e -> sends.add(LabReplay.Timed.of(e.tsUs(), e)));
             PacketEvent first = good.get(0);
-            List<PacketEvent> fast = fastClockSensor(good);
+            List<PacketEvent> fast = LabReplay.fastClockSensor(good);
             fastEvents = fast.size();
-            fast.forEach(e -> sends.add(new Timed(e.tsUs() - TEN_MINUTES_US, e)));
-            PacketEvent ahead = syn(first.sensor(), "192.0.2.200", first.tsUs() + 2_000_000 + TEN_MINUTES_US);
-            sends.add(new Timed(ahead.tsUs() - TEN_MINUTES_US, ahead));
+            fast.forEach(e -> sends.add(LabReplay.Timed.of(e.tsUs() - TEN_MINUTES_US, e)));
+            PacketEvent ahead = LabReplay.syn(first.sensor(), "192.0.2.200", first.tsUs() + 2_000_000 + TEN_MINUTES_US);
+            sends.add(LabReplay.Timed.of(ahead.tsUs() - TEN_MINUTES_US, ahead));
             long lastUs = good.get(good.size() - 1).tsUs();
             for (long t = lastUs + 100_000, i = 0; t < lastUs + 15_000_000; t += 100_000, i++) { // live traffic goes on
-                sends.add(new Timed(t, syn(first.sensor(), "198.51.100." + (1 + i % 250), t)));
+                sends.add(LabReplay.Timed.of(t, LabReplay.syn(first.sensor(), "198.51.100." + (1 + i % 250), t)));
             }
-            sends.sort(Comparator.comparingLong(Timed::sendAtUs));
-            try (var producer = Replay.producer(kafka.bootstrapServers())) {
-                for (Timed s : sends) {
-                    long waitMs = s.sendAtUs() / 1000 - System.currentTimeMillis();
-                    if (waitMs > 0) {
-                        Thread.sleep(waitMs);
-                    }
-                    producer.send(new ProducerRecord<>(topic, Replay.json(s.event())));
-                }
-            }
+            LabReplay.publishLive(kafka.bootstrapServers(), topic, sends);
             int total = LabReplay.expectedRows(good).get(WarehouseTable.PROFILES).size();
             LabReplay.awaitProfiles(warehouse, total, Duration.ofSeconds(120), () -> jobState(client));
             Thread.sleep(3000); // a few more checkpoints: anything late or written twice would show now
@@ -108,13 +89,13 @@ class SensorClockTest extends JobTestBase {
                 "tail-timeout", "think-100ms"));
         good = new ArrayList<>(good);
         good.sort(PacketEvent.CAPTURE_ORDER);
-        List<PacketEvent> fast = fastClockSensor(good);
+        List<PacketEvent> fast = LabReplay.fastClockSensor(good);
         PacketEvent first = good.get(0);
         List<PacketEvent> records = new ArrayList<>(good);
         for (PacketEvent f : fast) { // published as it happened, stamped ten minutes on
             records.add(records.indexOf(good.get(0)) + 1 + fast.indexOf(f), f);
         }
-        records.add(40, syn(first.sensor(), "192.0.2.200", first.tsUs() + TEN_MINUTES_US));
+        records.add(40, LabReplay.syn(first.sensor(), "192.0.2.200", first.tsUs() + TEN_MINUTES_US));
         String topic = "sensor-clock-replay";
         kafka.createTopic(topic, 1);
         Replay.publish(kafka.bootstrapServers(), topic, Replay.json(records), n -> { });
@@ -143,37 +124,5 @@ class SensorClockTest extends JobTestBase {
             }
             return "job failed: " + root;
         }
-    }
-
-    /** The recordings moved to start at {@code startUs}, quiet gaps between them shortened; each connection's own timing kept. */
-    private static List<PacketEvent> live(List<PacketEvent> recorded, long startUs) {
-        List<PacketEvent> sorted = new ArrayList<>(recorded);
-        sorted.sort(PacketEvent.CAPTURE_ORDER);
-        List<PacketEvent> out = new ArrayList<>();
-        long shift = startUs - sorted.get(0).tsUs();
-        long prev = sorted.get(0).tsUs();
-        for (PacketEvent e : sorted) {
-            if (e.tsUs() - prev > 5_000_000) { // between recordings: no connection spans such a gap
-                shift -= e.tsUs() - prev - GAP_US;
-            }
-            prev = e.tsUs();
-            out.add(e.withTsUs(e.tsUs() + shift));
-        }
-        return out;
-    }
-
-    /** A client-side sensor ten minutes fast, watching a connection of its own (the first one's packets, another client). */
-    private static List<PacketEvent> fastClockSensor(List<PacketEvent> good) {
-        PacketEvent first = good.get(0);
-        String client = "192.0.2.99";
-        String cid = CommunityId.tcpV1(client, first.origP(), first.respH(), first.respP(), 0);
-        return good.stream().filter(e -> e.communityId().equals(first.communityId()) && e.sensor().equals(first.sensor()))
-                .map(e -> e.withSensor("fast-clock", SensorRole.CLIENT).withClient(client, cid).withTsUs(e.tsUs() + TEN_MINUTES_US)).toList();
-    }
-
-    private static PacketEvent syn(String sensor, String client, long tsUs) {
-        return new PacketEvent(sensor, SensorRole.CLIENT, tsUs, CommunityId.tcpV1(client, 40000, "10.71.2.2", 8080, 0), client, 40000,
-                "10.71.2.2", 8080, true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null, PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64,
-                PacketEvent.ABSENT);
     }
 }
