@@ -73,6 +73,23 @@ with app.app_context():
 """
 
 
+# the admin user with the password from the environment: on a command line, `ps` would show it
+SET_ADMIN_PASSWORD = """
+import os
+from superset.app import create_app
+app = create_app()
+with app.app_context():
+    from superset import security_manager as sm
+    password = os.environ["CRITPATH_ADMIN_PASSWORD"]
+    admin = sm.find_user(username="admin")
+    if admin is None:
+        if not sm.add_user("admin", "critpath", "admin", "admin@localhost", sm.find_role("Admin"), password=password):
+            raise SystemExit("could not create the admin user")
+    else:
+        sm.reset_password(admin.id, password)
+"""
+
+
 def bundle_zip(duckdb_file, path):
     """The dashboards bundle as Superset imports it, pointed at this warehouse's DuckDB file."""
     with zipfile.ZipFile(path, "w") as z:
@@ -95,12 +112,13 @@ def private_file(path, make):
 
 
 class Superset:
-    def __init__(self, env_dir, state):
+    def __init__(self, env_dir, state, warehouse):
         self.bin = os.path.join(env_dir, "bin")
         self.state = state
         self.env = dict(os.environ,
                         SUPERSET_CONFIG_PATH=os.path.join(HERE, "superset_config.py"),
                         CRITPATH_SUPERSET_STATE=state,
+                        CRITPATH_WAREHOUSE=warehouse,
                         SUPERSET_SECRET_KEY=os.environ.get("SUPERSET_SECRET_KEY")
                         or open(os.path.join(state, "secret-key")).read().strip(),
                         FLASK_APP="superset")
@@ -114,8 +132,9 @@ class Superset:
             raise SystemExit(f"critpath dashboards: superset {args[0]} failed")
         return out.stdout
 
-    def python(self, *args):
-        subprocess.run([os.path.join(self.bin, "python"), *args], env=self.env, check=True, stdout=subprocess.DEVNULL)
+    def python(self, *args, secret_env=None):
+        subprocess.run([os.path.join(self.bin, "python"), *args], env=dict(self.env, **(secret_env or {})), check=True,
+                       stdout=subprocess.DEVNULL)
 
     def build_views(self, warehouse, duckdb_file):
         """The warehouse's views in a new DuckDB file, swapped in whole (Superset may be reading
@@ -175,19 +194,14 @@ def main(argv=None):
     if password is None:
         password = open(password_file).read().strip()
 
-    ss = Superset(installed_env() if args.installed else venv(args.venv), state)
+    ss = Superset(installed_env() if args.installed else venv(args.venv), state, warehouse)
     duckdb_file = os.path.join(state, "critpath.duckdb")
     say(f"views over {warehouse} into {duckdb_file} ...")
     filled = ss.build_views(warehouse, duckdb_file)
     say("Superset's own database, roles and admin user ...")
     ss.run("db", "upgrade")
-    users = ss.run("fab", "list-users")
-    if "username:admin" not in users.replace(" ", ""):
-        ss.run("fab", "create-admin", "--username", "admin", "--firstname", "critpath", "--lastname", "admin",
-               "--email", "admin@localhost", "--password", password)
-    else:
-        ss.run("fab", "reset-password", "--username", "admin", "--password", password)
     ss.run("init")
+    ss.python("-c", SET_ADMIN_PASSWORD, secret_env={"CRITPATH_ADMIN_PASSWORD": password})
     say("importing the dashboards (dashboards/bundle) ...")
     ss.run("import-dashboards", "-p", bundle_zip(duckdb_file, os.path.join(state, "dashboards.zip")), "-u", "admin")
     # the bundle's datasets carry no column lists: they follow the views, read from DuckDB here

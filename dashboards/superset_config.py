@@ -24,11 +24,21 @@ import duckdb  # noqa: E402
 
 _open_lock = threading.Lock()
 _duckdb_connect = duckdb.connect
+WAREHOUSE = os.path.join(os.path.abspath(os.environ["CRITPATH_WAREHOUSE"]), "")
 
 
-def _connect_one_at_a_time(*args, **kwargs):
+def _connect_confined(*args, **kwargs):
+    # SQL Lab runs whatever its users type: the views read the warehouse, nothing else can be read
+    # (read_csv('/etc/passwd'), ATTACH, extensions), and no statement can lift that. Connections to
+    # a file already open share its database, settings and lock included: set them once, under
+    # the lock so that two first connections do not both try.
     with _open_lock:
-        return _duckdb_connect(*args, **kwargs)
+        con = _duckdb_connect(*args, **kwargs)
+        if not con.execute("SELECT current_setting('lock_configuration')").fetchone()[0]:
+            con.execute("SET allowed_directories = [" + "'" + WAREHOUSE.replace("'", "''") + "']")
+            con.execute("SET enable_external_access = false")
+            con.execute("SET lock_configuration = true")
+    return con
 
 
-duckdb.connect = _connect_one_at_a_time
+duckdb.connect = _connect_confined

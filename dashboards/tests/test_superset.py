@@ -48,17 +48,31 @@ def test_superset_serves_the_warehouse_views_and_every_chart(superset):
 
     databases = call(base, "/api/v1/database/", token)["result"]
     assert [(d["database_name"], d["backend"]) for d in databases] == [("critpath warehouse", "duckdb")]
-    result = call(base, "/api/v1/sqllab/execute/", token, {
-        "database_id": databases[0]["id"], "runAsync": False,
-        "sql": "select sum(connections) as n, sum(server_share * duration_ms) / sum(duration_ms) as server_share from blame_by_server"})
+    result = sqllab(base, token, databases[0]["id"],
+                    "select sum(connections) as n, sum(server_share * duration_ms) / sum(duration_ms) as server_share from blame_by_server")
     assert result["status"] == "success"
     row = result["data"][0]
     assert row["n"] == len(truth_ports())
     assert 0 < row["server_share"] < 1
 
+    # SQL Lab reads the warehouse and nothing else on the host, and cannot lift that
+    for sql in ("select * from read_csv('/etc/passwd')", "select * from read_text('/etc/hostname')",
+                "set enable_external_access = true"):
+        refused = sqllab(base, token, databases[0]["id"], sql)
+        assert refused.get("status") != "success", f"{sql}: {refused}"
+    assert sqllab(base, token, databases[0]["id"], "select count(*) as n from profiles")["data"][0]["n"] == len(truth_ports())
+
     titles = {d["dashboard_title"] for d in call(base, "/api/v1/dashboard/?q=(page_size:100)", token)["result"]}
     assert titles == set(DASHBOARDS.values())
     check_every_chart(base, token)
+
+
+def sqllab(base, token, database_id, sql):
+    """What SQL Lab answers to a statement: its result, or its error as Superset reports it."""
+    try:
+        return call(base, "/api/v1/sqllab/execute/", token, {"database_id": database_id, "runAsync": False, "sql": sql})
+    except urllib.error.HTTPError as e:
+        return {"status": "error", "http": e.code, "body": e.read().decode(errors="replace")[:500]}
 
 
 def test_every_dashboard_renders_its_charts_in_a_browser(superset):
