@@ -193,9 +193,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             progress.packet();
         });
         progress.readDone(file, stats.toString());
-        if (stats.corruption != null) { // said even with --quiet: the capture is not all there
-            err.println("critpath analyze: " + file + ": reading stopped at " + stats.corruption + "; the "
-                    + stats.tcpPackets + " TCP packets before it are analysed");
+        if (stats.partialRead("analysed") != null) { // said even with --quiet: the capture is not all there
+            err.println("critpath analyze: " + file + ": " + stats.partialRead("analysed"));
         }
     }
 

@@ -46,9 +46,8 @@ final class ReplayCommand implements Callable<Integer> {
         }
         List<PacketEvent> events = Replay.events(caps, (file, stats) -> { // a list of its own, sorted by time
             err.println(file + ": " + stats);
-            if (stats.corruption != null) {
-                err.println("critpath replay: " + file + ": reading stopped at " + stats.corruption + "; the " + stats.tcpPackets
-                        + " TCP packets before it are replayed");
+            if (stats.partialRead("replayed") != null) {
+                err.println("critpath replay: " + file + ": " + stats.partialRead("replayed"));
             }
         });
         events.addAll(Replay.labRuns(runs));

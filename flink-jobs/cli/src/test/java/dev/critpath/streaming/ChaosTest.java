@@ -11,7 +11,6 @@ import dev.critpath.streaming.kafka.LocalKafka;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +44,6 @@ class ChaosTest {
     private static final int HALF_OPEN_CAP = 300;
     private static final int JUNK = 30;
     private static final List<String> PARSER_ERRORS = List.of("malformed_json", "missing_field", "wrong_type", "out_of_range", "bad_format");
-    private static final List<String> POISON = List.of("nul-prefixed", "confluent-avro-framed", "utf32-with-bom", "invalid-utf8");
 
     @TempDir
     Path tmp;
@@ -185,17 +183,7 @@ class ChaosTest {
 
     /** Junk, truncated JSON and the byte sequences that once failed the source, spread over the run. */
     private static int poison(List<LabReplay.Timed> sends, List<PacketEvent> good, long fromUs, long toUs, Random rnd) {
-        List<byte[]> bad = new ArrayList<>();
-        for (String name : POISON) {
-            bad.add(Repo.schemaResource("vectors/packet-event/invalid/" + name + ".json"));
-        }
-        String valid = new String(Replay.json(good.get(0)), StandardCharsets.UTF_8);
-        for (int i = 0; i < JUNK; i++) {
-            byte[] junk = new byte[1 + rnd.nextInt(300)];
-            rnd.nextBytes(junk);
-            junk[0] = '#'; // never valid JSON, whatever the rest is
-            bad.add(i % 2 == 0 ? junk : valid.substring(0, 1 + rnd.nextInt(valid.length() - 2)).getBytes(StandardCharsets.UTF_8));
-        }
+        List<byte[]> bad = LabReplay.garbage(Replay.json(good.get(0)), JUNK / 2, JUNK / 2, rnd);
         for (int i = 0; i < bad.size(); i++) {
             sends.add(new LabReplay.Timed(fromUs + (toUs - fromUs) * i / bad.size(), bad.get(i)));
         }

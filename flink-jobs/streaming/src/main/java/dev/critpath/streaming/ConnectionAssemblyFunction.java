@@ -7,6 +7,7 @@ import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionSegments;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
+import dev.critpath.streaming.HalfOpenFlows.SetAside;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -18,10 +19,9 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
-import dev.critpath.streaming.HalfOpenFlows.SetAside;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
-import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
@@ -160,7 +160,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
                 return;
             }
             String key = ctx.getCurrentKey();
-            if (e.isOrig() && e.len() == 0) { // no answer, no payload: half-open so far
+            if (!e.engagesFlow()) { // half-open so far
                 SetAside evicted = halfOpenFlows.add(key, e, activity(tsMs, wm));
                 if (evicted != null) {
                     setAside(evicted, ctx);
@@ -347,12 +347,15 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
     }
 
     private void setAside(SetAside h, Context ctx) {
+        halfOpenDeadLetter(h.events().get(0), h.events().size() + h.uncounted(),
+                h.evicted() ? "; set aside early: " + cfg.caps().halfOpenFlows() + " half-open flows held (--max-half-open-flows)" : "", ctx);
+    }
+
+    /** One dead letter for a flow without answer or payload, whether set aside from its table or found at finalising. */
+    private void halfOpenDeadLetter(PacketEvent first, long packets, String note, Context ctx) {
         halfOpen.inc();
-        PacketEvent first = h.events().get(0);
-        long packets = h.events().size() + h.uncounted();
-        ctx.output(REJECTED, new DeadLetter(first.tsUs(), "half_open_connection", packets + " packet(s) " + first.origH() + ":" + first.origP()
-                + " > " + first.respH() + ":" + first.respP() + ", no answer and no payload"
-                + (h.evicted() ? "; set aside early: " + cfg.caps().halfOpenFlows() + " half-open flows held (--max-half-open-flows)" : ""),
+        ctx.output(REJECTED, new DeadLetter(first.tsUs(), "half_open_connection", packets + " packet(s) " + first.origH() + ":"
+                + first.origP() + " > " + first.respH() + ":" + first.respP() + ", no answer and no payload" + note,
                 first.sensor(), first.communityId(), null));
     }
 
@@ -378,10 +381,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
             events.addAll(c.packets());
         }
         if (!lastSegment && t.isHalfOpen()) {
-            halfOpen.inc();
-            PacketEvent first = events.get(0);
-            ctx.output(REJECTED, new DeadLetter(first.tsUs(), "half_open_connection",
-                    events.size() + " packet(s) " + t.addresses() + ", no answer and no payload", first.sensor(), t.communityId(), null));
+            halfOpenDeadLetter(events.get(0), events.size(), "", ctx);
             return false;
         }
         connections.inc();

@@ -30,7 +30,6 @@ final class HalfOpenFlows {
 
     private final int capacity;
     private final Map<String, Pen> flows = new LinkedHashMap<>(16, 0.75f, true); // quiet longest first
-    private long events;
 
     HalfOpenFlows(int capacity) {
         this.capacity = capacity;
@@ -53,7 +52,6 @@ final class HalfOpenFlows {
         }
         if (p.events.size() < MAX_EVENTS_PER_FLOW) {
             p.events.add(e);
-            events++;
         } else {
             p.uncounted++;
         }
@@ -76,7 +74,6 @@ final class HalfOpenFlows {
                 break;
             }
             it.remove();
-            events -= oldest.getValue().events.size();
             out.add(new SetAside(oldest.getKey(), oldest.getValue().events, oldest.getValue().uncounted, false));
         }
         return out;
@@ -84,7 +81,6 @@ final class HalfOpenFlows {
 
     private SetAside remove(String flow, boolean evicted) {
         Pen p = flows.remove(flow);
-        events -= p.events.size();
         return new SetAside(flow, p.events, p.uncounted, evicted);
     }
 
@@ -98,12 +94,12 @@ final class HalfOpenFlows {
     }
 
     long events() {
-        return events;
+        return flows.values().stream().mapToLong(p -> p.events.size()).sum();
     }
 
     /** Every packet held, quiet longest first: what a checkpoint keeps. */
     List<PacketEvent> snapshot() {
-        List<PacketEvent> all = new ArrayList<>((int) events);
+        List<PacketEvent> all = new ArrayList<>();
         flows.values().forEach(p -> all.addAll(p.events));
         return all;
     }

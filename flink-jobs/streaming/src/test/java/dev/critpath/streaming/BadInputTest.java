@@ -7,7 +7,6 @@ import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
-import dev.critpath.core.testing.Repo;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +30,6 @@ class BadInputTest extends JobTestBase {
     private static final int FLOOD = 3000;
     private static final int HALF_OPEN_CAP = 200;
     private static final long ABSURD_KAFKA_TS_MS = 9_000_000_000_000_000L;
-    private static final List<String> POISON = List.of("nul-prefixed", "confluent-avro-framed", "utf32-with-bom", "invalid-utf8");
 
     @Test
     void garbageAndAFloodCostDeadLettersNeverGoodConnections() throws Exception {
@@ -41,25 +39,13 @@ class BadInputTest extends JobTestBase {
         long t0 = good.get(0).tsUs();
         List<byte[]> records = new ArrayList<>(Replay.json(good));
         Random rnd = new Random(11);
-        List<byte[]> bad = new ArrayList<>();
-        for (int i = 0; i < 40; i++) {
-            byte[] junk = new byte[1 + rnd.nextInt(300)];
-            rnd.nextBytes(junk);
-            junk[0] = '#'; // never valid JSON, whatever the rest is
-            bad.add(junk);
-        }
+        // junk, truncated records, and bytes a JSON library may take for another encoding (one once failed the source for good)
+        List<byte[]> bad = new ArrayList<>(LabReplay.garbage(records.get(100), 40, 25, rnd));
         String valid = new String(records.get(100), StandardCharsets.UTF_8);
-        for (int i = 0; i < 25; i++) {
-            bad.add(valid.substring(0, 1 + rnd.nextInt(valid.length() - 2)).getBytes(StandardCharsets.UTF_8)); // truncated
-        }
         bad.add(valid.replaceFirst("\"resp_p\":\\d+", "\"resp_p\":70000").getBytes(StandardCharsets.UTF_8));
         bad.add(valid.replaceFirst("\"len\":\\d+", "\"len\":-5").getBytes(StandardCharsets.UTF_8));
         bad.add(valid.replaceFirst("\"ts_us\":\\d+", "\"ts_us\":4000000000000000").getBytes(StandardCharsets.UTF_8)); // 2096
         bad.add(new byte[0]);
-        // bytes a JSON library may take for another encoding: one of them once failed the source for good
-        for (String poison : POISON) {
-            bad.add(Repo.schemaResource("vectors/packet-event/invalid/" + poison + ".json"));
-        }
         for (int i = 0; i < bad.size(); i++) {
             records.add(rnd.nextInt(records.size()), bad.get(i));
         }
@@ -87,7 +73,7 @@ class BadInputTest extends JobTestBase {
             setAsideEarly += d.get("detail").toString().contains("set aside early") ? 1 : 0;
             assertTrue(d.get("detail") != null && !d.get("detail").toString().isBlank(), "every dead letter says why: " + d);
         }
-        assertEquals(65 + POISON.size() + 1, reasons.getOrDefault("malformed_json", 0), "junk, truncated and poison records: " + reasons);
+        assertEquals(65 + LabReplay.POISON_VECTORS.size() + 1, reasons.getOrDefault("malformed_json", 0), "junk, truncated and poison records: " + reasons);
         assertEquals(2, reasons.getOrDefault("out_of_range", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("sensor_clock_ahead", 0), reasons.toString());
         assertEquals(1, reasons.getOrDefault("empty_record", 0), reasons.toString());
@@ -102,7 +88,7 @@ class BadInputTest extends JobTestBase {
                         "dead letters are partitioned by when they were set aside: " + dt);
             }
         }
-        assertEquals(65 + POISON.size() + 1 + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
+        assertEquals(65 + LabReplay.POISON_VECTORS.size() + 1 + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
     }
 
     @Test

@@ -15,6 +15,7 @@ import dev.critpath.warehouse.AvroRows;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -159,11 +160,8 @@ final class LabReplay {
         try (var producer = Replay.producer(bootstrapServers)) {
             for (int p = 0; p < partitions; p++) {
                 for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP; i++) {
-                    String client = "192.0." + (2 + p) + "." + (1 + i);
-                    PacketEvent syn = new PacketEvent(last.sensor(), last.sensorRole(), last.tsUs() + byUs + i,
-                            CommunityId.tcpV1(client, 40000, last.respH(), last.respP(), 0), client, 40000, last.respH(), last.respP(), true,
-                            TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null, PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64,
-                            PacketEvent.ABSENT);
+                    PacketEvent syn = syn(last.sensor(), last.sensorRole(), "192.0." + (2 + p) + "." + (1 + i), last.respH(), last.respP(),
+                            last.tsUs() + byUs + i);
                     producer.send(new ProducerRecord<>(topic, p, null, Replay.json(syn))).get();
                 }
             }
@@ -197,9 +195,38 @@ final class LabReplay {
     }
 
     static PacketEvent syn(String sensor, String client, long tsUs) {
-        return new PacketEvent(sensor, SensorRole.CLIENT, tsUs, CommunityId.tcpV1(client, 40000, "10.71.2.2", 8080, 0), client, 40000,
-                "10.71.2.2", 8080, true, TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null, PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64,
-                PacketEvent.ABSENT);
+        return syn(sensor, SensorRole.CLIENT, client, "10.71.2.2", 8080, tsUs);
+    }
+
+    /** The SYN of a new connection from {@code client}, port 40000, as {@code sensor} sees it. */
+    static PacketEvent syn(String sensor, SensorRole role, String client, String server, int port, long tsUs) {
+        return new PacketEvent(sensor, role, tsUs, CommunityId.tcpV1(client, 40000, server, port, 0), client, 40000, server, port, true,
+                TcpFlags.SYN, 1, 0, 0, 64240, 7, 1460, Boolean.TRUE, null, PacketEvent.ABSENT, PacketEvent.ABSENT, 1, 64, PacketEvent.ABSENT);
+    }
+
+    /** The byte sequences that once failed the source (schemas/vectors/packet-event/invalid). */
+    static final List<String> POISON_VECTORS = List.of("nul-prefixed", "confluent-avro-framed", "utf32-with-bom", "invalid-utf8");
+
+    /**
+     * Records no parser takes for an event: {@code junk} random ones, {@code truncated} cuts of a
+     * valid record, then the poison vectors.
+     */
+    static List<byte[]> garbage(byte[] valid, int junk, int truncated, Random rnd) {
+        List<byte[]> bad = new ArrayList<>();
+        for (int i = 0; i < junk; i++) {
+            byte[] b = new byte[1 + rnd.nextInt(300)];
+            rnd.nextBytes(b);
+            b[0] = '#'; // never valid JSON, whatever the rest is
+            bad.add(b);
+        }
+        String text = new String(valid, StandardCharsets.UTF_8);
+        for (int i = 0; i < truncated; i++) {
+            bad.add(text.substring(0, 1 + rnd.nextInt(text.length() - 2)).getBytes(StandardCharsets.UTF_8));
+        }
+        for (String name : POISON_VECTORS) {
+            bad.add(Repo.schemaResource("vectors/packet-event/invalid/" + name + ".json"));
+        }
+        return bad;
     }
 
     /** A record and when (wall clock, µs) to publish it. */

@@ -48,6 +48,11 @@ public record PacketEvent(
         return (flags & bit) != 0;
     }
 
+    /** An answer or payload: a flow with neither (a SYN, a scan) is only half-open. */
+    public boolean engagesFlow() {
+        return !isOrig || len > 0;
+    }
+
     /** A copy with another sensor name and role, for replaying one capture as a named sensor. */
     public PacketEvent withSensor(String newSensor, SensorRole newRole) {
         return new PacketEvent(newSensor, newRole, tsUs, communityId, origH, origP, respH, respP, isOrig, flags,

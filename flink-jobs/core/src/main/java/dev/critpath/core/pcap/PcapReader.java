@@ -36,6 +36,16 @@ public final class PcapReader implements Closeable {
         public String corruption;
         public long bytesRead;
 
+        /**
+         * Null, or what a user must hear even with --quiet: only part of the file was read.
+         *
+         * @param use what the packets read are used for ("analysed", "replayed")
+         */
+        public String partialRead(String use) {
+            return corruption == null ? null
+                    : "reading stopped at " + corruption + "; the " + tcpPackets + " TCP packets before it are " + use;
+        }
+
         @Override
         public String toString() {
             return records + " records, " + tcpPackets + " TCP packets, skipped: " + nonIp + " non-IP, " + nonTcp

@@ -33,7 +33,7 @@ public record ConnectionTrace(
     public boolean isHalfOpen() {
         for (SensorCapture c : captures) {
             for (PacketEvent e : c.packets()) {
-                if (!e.isOrig() || e.len() > 0) {
+                if (e.engagesFlow()) {
                     return false;
                 }
             }
