@@ -3,11 +3,17 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.Category;
+import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;
@@ -78,5 +84,47 @@ class PathStageTest extends JobTestBase {
                 .filter(r -> (int) r.get("client_port") == port).findFirst().orElseThrow();
         assertTrue((boolean) p.get("clock_offset_from_sensor_pair"), p.toString());
         assertEquals(1_500_000, (long) p.get("clock_offset_us"), 1_000, "within 1 ms of the injected +1.5 s");
+    }
+
+    /**
+     * Connections reach the path stage in the order the watermark lets them out, which is not
+     * fixed from run to run, so a connection may or may not have the path's minimum yet. Only the
+     * split of its network time may differ: propagation by at most (its own minimum one-way delay
+     * minus the path's) per crossing, queuing by the opposite (docs/reliability.md).
+     */
+    @Test
+    void theOrderConnectionsReachThePathMovesOnlyThePropagationQueuingSplitWithinItsBound() throws Exception {
+        Analyzer analyzer = Analyzer.defaults();
+        PathAnalysisFunction.PathState path = new PathAnalysisFunction.PathState();
+        path.learn(analyzer.analyze(trace(Repo.testdata("lab/think-100ms"))).profile());
+        ConnectionTrace second = trace(Repo.testdata("lab/fast-retransmit"));
+        ConnectionResult first = analyzer.analyze(second);
+        ConnectionResult after = analyzer.analyze(second, path.owdC2sUs, path.owdS2cUs, path.clock());
+
+        assertEquals(first.arcs().size(), after.arcs().size(), "the same critical path");
+        long bound = 0;
+        for (int i = 0; i < first.arcs().size(); i++) {
+            PathArc a = first.arcs().get(i);
+            assertEquals(a.fromUs(), after.arcs().get(i).fromUs());
+            assertEquals(a.toUs(), after.arcs().get(i).toUs());
+            if (a.kind() == PathArc.Kind.NETWORK) {
+                bound += a.c2s() ? first.profile().timing.minOwdC2sUs() - path.owdC2sUs : first.profile().timing.minOwdS2cUs() - path.owdS2cUs;
+            }
+        }
+        for (Category c : Category.ALL) {
+            if (c != Category.PROPAGATION && c != Category.QUEUING) {
+                assertEquals(first.profile().times.get(c), after.profile().times.get(c), c.key());
+            }
+        }
+        long moved = first.profile().times.get(Category.PROPAGATION) - after.profile().times.get(Category.PROPAGATION);
+        assertEquals(moved, after.profile().times.get(Category.QUEUING) - first.profile().times.get(Category.QUEUING), "queuing takes what propagation gives");
+        assertTrue(moved > 0 && moved <= bound, "moved " + moved + " µs of a bound of " + bound + " µs");
+    }
+
+    private static ConnectionTrace trace(Path lab) throws Exception {
+        ConnectionAssembler assembler = new ConnectionAssembler();
+        Replay.events(List.of(new Replay.Capture(lab.resolve("client.pcap"), "lab-client", SensorRole.CLIENT),
+                new Replay.Capture(lab.resolve("server.pcap"), "lab-server", SensorRole.SERVER))).forEach(assembler::add);
+        return assembler.connections().get(0);
     }
 }

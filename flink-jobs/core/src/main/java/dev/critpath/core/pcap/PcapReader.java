@@ -6,6 +6,7 @@ import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.zip.GZIPInputStream;
@@ -26,7 +27,10 @@ public final class PcapReader implements Closeable {
         public long tcpPackets;
         public long nonIp;
         public long nonTcp;
+        /** IP fragments not (yet) reassembled into a TCP segment. */
         public long fragments;
+        /** TCP segments reassembled from IP fragments (counted among the TCP packets too). */
+        public long reassembled;
         public long truncatedHeaders;
         public long unsupportedLinkType;
         /** Records whose time or length cannot be true (after 2100; a length from a record header beyond any packet). */
@@ -48,7 +52,8 @@ public final class PcapReader implements Closeable {
 
         @Override
         public String toString() {
-            return records + " records, " + tcpPackets + " TCP packets, skipped: " + nonIp + " non-IP, " + nonTcp
+            return records + " records, " + tcpPackets + " TCP packets" + (reassembled > 0 ? " (" + reassembled + " reassembled from IP fragments)" : "")
+                    + ", skipped: " + nonIp + " non-IP, " + nonTcp
                     + " non-TCP, " + fragments + " IP fragments, " + truncatedHeaders + " cut-short headers"
                     + (implausible > 0 ? ", " + implausible + " with an impossible time or length" : "")
                     + (unsupportedLinkType > 0 ? ", " + unsupportedLinkType + " of unsupported link types" : "")
@@ -64,6 +69,7 @@ public final class PcapReader implements Closeable {
     private int limit;
     private boolean eof;
     private final Stats stats = new Stats();
+    private final IpFragments fragments = new IpFragments();
 
     private final boolean pcapng;
     // pcap state
@@ -146,7 +152,11 @@ public final class PcapReader implements Closeable {
      * the packets before it stay good.
      */
     public boolean next(RawPacket p) throws IOException {
-        return pcapng ? nextPcapng(p) : nextPcap(p);
+        boolean read = pcapng ? nextPcapng(p) : nextPcap(p);
+        if (read) {
+            stats.tcpPackets++;
+        }
+        return read;
     }
 
     private boolean nextPcap(RawPacket p) throws IOException {
@@ -409,10 +419,15 @@ public final class PcapReader implements Closeable {
             stats.nonTcp++;
             return false;
         }
+        p.ipVersion = 4;
+        System.arraycopy(buf, ip + 12, p.src, 0, 4);
+        System.arraycopy(buf, ip + 16, p.dst, 0, 4);
+        p.ipId = be16(ip + 4);
+        p.ttl = buf[ip + 8] & 0xff;
         int fragField = be16(ip + 6);
-        if ((fragField & 0x3fff) != 0) { // MF set or non-zero offset
-            stats.fragments++;
-            return false;
+        if ((fragField & 0x3fff) != 0) { // more-fragments set or a non-zero offset
+            int len = totalLen - ihl;
+            return piece(IpFragments.key(buf, ip + 12, 4, p.ipId), (fragField & 0x1fff) * 8, (fragField & 0x2000) != 0, len, ip + ihl, len, end, p);
         }
         if (totalLen == 0) {
             if (!plausibleLength(origIpLen)) {
@@ -420,11 +435,6 @@ public final class PcapReader implements Closeable {
             }
             totalLen = origIpLen; // offloaded super-segments are often captured with length 0
         }
-        p.ipVersion = 4;
-        System.arraycopy(buf, ip + 12, p.src, 0, 4);
-        System.arraycopy(buf, ip + 16, p.dst, 0, 4);
-        p.ipId = be16(ip + 4);
-        p.ttl = buf[ip + 8] & 0xff;
         return decodeTcp(ip + ihl, end, totalLen - ihl, p);
     }
 
@@ -440,18 +450,31 @@ public final class PcapReader implements Closeable {
             }
             payloadLen = origIpLen - 40; // jumbogram or offload
         }
+        p.ipVersion = 6;
+        System.arraycopy(buf, ip + 8, p.src, 0, 16);
+        System.arraycopy(buf, ip + 24, p.dst, 0, 16);
+        p.ipId = -1;
+        p.ttl = buf[ip + 7] & 0xff;
         int next = buf[ip + 6] & 0xff;
         int h = ip + 40;
         int remaining = payloadLen;
+        ByteBuffer datagram = null;
+        boolean more = false;
+        int pieceLen = 0;
         while (next != 6) {
             if (next == 0 || next == 43 || next == 60 || next == 51 || next == 44) {
                 if (h + 8 > end) {
                     stats.truncatedHeaders++;
                     return false;
                 }
-                if (next == 44 && ((be16(h + 2) & 0xfff9) != 0)) {
-                    stats.fragments++; // offset or more-fragments set
-                    return false;
+                int fragField = next == 44 ? be16(h + 2) : 0;
+                if ((fragField & 0xfff9) != 0) { // a fragment: offset or more-fragments set
+                    datagram = IpFragments.key(buf, ip + 8, 16, be32(h + 4) & 0xffff_ffffL);
+                    more = (fragField & 1) != 0;
+                    pieceLen = remaining - 8;
+                    if ((fragField & 0xfff8) != 0) { // not the first piece: what follows is payload, not headers
+                        return piece(datagram, fragField & 0xfff8, more, pieceLen, -1, -1, end, p);
+                    }
                 }
                 int extLen = next == 44 ? 8 : next == 51 ? ((buf[h + 1] & 0xff) + 2) * 4 : ((buf[h + 1] & 0xff) + 1) * 8;
                 next = buf[h] & 0xff;
@@ -462,12 +485,7 @@ public final class PcapReader implements Closeable {
                 return false;
             }
         }
-        p.ipVersion = 6;
-        System.arraycopy(buf, ip + 8, p.src, 0, 16);
-        System.arraycopy(buf, ip + 24, p.dst, 0, 16);
-        p.ipId = -1;
-        p.ttl = buf[ip + 7] & 0xff;
-        return decodeTcp(h, end, remaining, p);
+        return datagram != null ? piece(datagram, 0, more, pieceLen, h, remaining, end, p) : decodeTcp(h, end, remaining, p);
     }
 
     private boolean decodeTcp(int t, int end, int tcpLen, RawPacket p) {
@@ -494,7 +512,35 @@ public final class PcapReader implements Closeable {
             optEnd = end;
         }
         parseOptions(t + 20, optEnd, p);
-        stats.tcpPackets++;
+        return true;
+    }
+
+    /**
+     * One fragment of an IP datagram, {@code pieceLen} bytes at {@code offset} of its payload; the
+     * first holds the TCP header at {@code t}, {@code tcpLen} bytes to the piece's end. True when
+     * it completed a TCP segment, now in p with the whole length, stamped when its last piece came.
+     */
+    private boolean piece(ByteBuffer datagram, int offset, boolean more, int pieceLen, int t, int tcpLen, int end, RawPacket p) {
+        IpFragments.Datagram d = pieceLen > 0 ? fragments.add(datagram, offset, pieceLen, more) : null;
+        boolean whole = d != null && (offset != 0 || d.first != null || firstPiece(d, pieceLen, t, tcpLen, end, p)) && d.complete();
+        if (whole) {
+            long lastPieceUs = p.tsUs;
+            p.copyFrom(d.first);
+            p.tsUs = lastPieceUs;
+            p.payloadLen = d.length() - d.tcpHeaderLen;
+            fragments.done(datagram, d);
+            stats.reassembled++;
+        }
+        stats.fragments = fragments.piecesNotReassembled();
+        return whole;
+    }
+
+    private boolean firstPiece(IpFragments.Datagram d, int pieceLen, int t, int tcpLen, int end, RawPacket p) {
+        if (!decodeTcp(t, end, tcpLen, p)) {
+            return false;
+        }
+        d.first = p.copy();
+        d.tcpHeaderLen = pieceLen - p.payloadLen;
         return true;
     }
 

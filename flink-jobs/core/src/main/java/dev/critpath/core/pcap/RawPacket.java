@@ -37,6 +37,38 @@ public final class RawPacket {
         return ipVersion == 4 ? 4 : 16;
     }
 
+    /** A copy, for keeping beyond the next read. */
+    public RawPacket copy() {
+        RawPacket c = new RawPacket();
+        c.copyFrom(this);
+        return c;
+    }
+
+    /** Takes every field of another packet. */
+    public void copyFrom(RawPacket o) {
+        tsUs = o.tsUs;
+        ipVersion = o.ipVersion;
+        System.arraycopy(o.src, 0, src, 0, 16);
+        System.arraycopy(o.dst, 0, dst, 0, 16);
+        srcPort = o.srcPort;
+        dstPort = o.dstPort;
+        flags = o.flags;
+        seq = o.seq;
+        ack = o.ack;
+        payloadLen = o.payloadLen;
+        win = o.win;
+        wscale = o.wscale;
+        mss = o.mss;
+        sackOk = o.sackOk;
+        System.arraycopy(o.sack, 0, sack, 0, sack.length);
+        sackCount = o.sackCount;
+        tsval = o.tsval;
+        tsecr = o.tsecr;
+        ipId = o.ipId;
+        ttl = o.ttl;
+        optionsTruncated = o.optionsTruncated;
+    }
+
     void resetOptions() {
         wscale = -1;
         mss = -1;

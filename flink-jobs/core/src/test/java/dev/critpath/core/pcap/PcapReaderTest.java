@@ -46,34 +46,10 @@ class PcapReaderTest {
         try (PcapReader r = PcapReader.open(f)) {
             RawPacket p = new RawPacket();
             while (r.next(p)) {
-                RawPacket copy = new RawPacket();
-                copyInto(p, copy);
-                out.add(copy);
+                out.add(p.copy());
             }
         }
         return out;
-    }
-
-    private static void copyInto(RawPacket p, RawPacket c) {
-        c.tsUs = p.tsUs;
-        c.ipVersion = p.ipVersion;
-        System.arraycopy(p.src, 0, c.src, 0, 16);
-        System.arraycopy(p.dst, 0, c.dst, 0, 16);
-        c.srcPort = p.srcPort;
-        c.dstPort = p.dstPort;
-        c.flags = p.flags;
-        c.seq = p.seq;
-        c.ack = p.ack;
-        c.payloadLen = p.payloadLen;
-        c.win = p.win;
-        c.wscale = p.wscale;
-        c.mss = p.mss;
-        c.sackOk = p.sackOk;
-        c.tsval = p.tsval;
-        c.tsecr = p.tsecr;
-        c.ipId = p.ipId;
-        c.ttl = p.ttl;
-        c.optionsTruncated = p.optionsTruncated;
     }
 
     @Test
@@ -312,5 +288,61 @@ class PcapReaderTest {
         assertTrue(es.get(1).isOrig());
         assertEquals(Boolean.TRUE, es.get(1).sackOk());
         assertEquals(SensorRole.CLIENT, es.get(0).sensorRole());
+    }
+
+    @Test
+    void aSegmentSentInIpFragmentsIsOnePacketOnceItsLastPieceCame() throws Exception {
+        List<byte[]> v4 = PcapBuilder.ipv4Fragments(data(3000), 1480);
+        byte[] server6 = new byte[16];
+        server6[15] = 2;
+        List<byte[]> v6 = PcapBuilder.ipv6Fragments(PcapBuilder.ipv6Tcp(server6, new byte[16], 80, 40000, 7000, TcpFlags.ACK, 2000, false), 1232, 77);
+        byte[] neverWhole = PcapBuilder.ipv4Fragments(PcapBuilder.ipv4Tcp("10.0.0.2", 80, "10.0.0.1", 40000, 8001, 1001, TcpFlags.ACK, 500, 100, 10, 63,
+                new byte[0]), 64).get(0);
+        // out of order, one piece twice, and a datagram whose other pieces never come
+        byte[] file = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0, PcapBuilder.ethernet(v4.get(1))).add(T0 + 1, PcapBuilder.ethernet(v4.get(0))).add(T0 + 2, PcapBuilder.ethernet(v4.get(1)))
+                .add(T0 + 3, PcapBuilder.ethernet(neverWhole)).add(T0 + 4, PcapBuilder.ethernet(v4.get(2)))
+                .add(T0 + 5, PcapBuilder.ethernet(v6.get(1))).add(T0 + 6, PcapBuilder.ethernet(v6.get(0))).bytes();
+        Files.write(dir.resolve("fragments.pcap"), file);
+        List<RawPacket> ps = new ArrayList<>();
+        try (PcapReader r = PcapReader.open(dir.resolve("fragments.pcap"))) {
+            RawPacket p = new RawPacket();
+            while (r.next(p)) {
+                ps.add(p.copy());
+            }
+            PcapReader.Stats s = r.stats();
+            assertEquals(2, s.tcpPackets, s.toString());
+            assertEquals(2, s.reassembled, s.toString());
+            assertEquals(1, s.fragments, "the piece of the datagram never completed: " + s);
+        }
+        assertEquals(3, v4.size());
+        assertEquals(3000, ps.get(0).payloadLen);
+        assertEquals(5001, ps.get(0).seq);
+        assertEquals(80, ps.get(0).srcPort);
+        assertEquals(T0 + 4, ps.get(0).tsUs, "a segment exists once its last piece came");
+        assertEquals(6, ps.get(1).ipVersion);
+        assertEquals(2000, ps.get(1).payloadLen);
+        assertEquals(7000, ps.get(1).seq);
+        assertEquals(T0 + 6, ps.get(1).tsUs);
+    }
+
+    @Test
+    void aConnectionWhoseDataCameOnlyInIpFragmentsIsAnalysedWithItsBytes() throws Exception {
+        byte[] synAck = PcapBuilder.ipv4Tcp("10.0.0.2", 80, "10.0.0.1", 40000, 5000, 1001, TcpFlags.SYN | TcpFlags.ACK, 65160, 0, 1, 64, new byte[0]);
+        byte[] ack = PcapBuilder.ipv4Tcp("10.0.0.1", 40000, "10.0.0.2", 80, 1001, 5001, TcpFlags.ACK, 500, 0, 8, 64, new byte[0]);
+        byte[] acked = PcapBuilder.ipv4Tcp("10.0.0.1", 40000, "10.0.0.2", 80, 1001, 8001, TcpFlags.ACK, 500, 0, 9, 64, new byte[0]);
+        PcapBuilder.Pcap pcap = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535)
+                .add(T0, PcapBuilder.ethernet(syn())).add(T0 + 10_000, PcapBuilder.ethernet(synAck)).add(T0 + 20_000, PcapBuilder.ethernet(ack));
+        long t = T0 + 21_000;
+        for (byte[] piece : PcapBuilder.ipv4Fragments(data(3000), 1480)) {
+            pcap.add(t++, PcapBuilder.ethernet(piece));
+        }
+        Path f = dir.resolve("fragmented-data.pcap");
+        Files.write(f, pcap.add(T0 + 40_000, PcapBuilder.ethernet(acked)).bytes());
+        dev.critpath.core.trace.ConnectionAssembler assembler = new dev.critpath.core.trace.ConnectionAssembler();
+        PcapEvents.readAll(f, "s1", SensorRole.CLIENT).forEach(assembler::add);
+        var profile = dev.critpath.core.analysis.Analyzer.defaults().analyze(assembler.connections().get(0)).profile();
+        assertEquals(3000, profile.s2c.bytes, profile.toString());
+        assertEquals(0, profile.quality.captureGaps(), profile.toString());
     }
 }

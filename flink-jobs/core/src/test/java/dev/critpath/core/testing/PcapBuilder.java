@@ -3,6 +3,8 @@ package dev.critpath.core.testing;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Builds tiny pcap/pcapng files packet by packet, for reader edge cases. */
 public final class PcapBuilder {
@@ -40,6 +42,35 @@ public final class PcapBuilder {
         b.putShort((short) sport).putShort((short) dport).putInt((int) seq).putInt((int) ack)
                 .put((byte) (((20 + options.length) / 4) << 4)).put((byte) flags).putShort((short) win)
                 .putShort((short) 0).putShort((short) 0).put(options);
+    }
+
+    /** An IPv4 packet cut into fragments of at most {@code pieceSize} payload bytes (a multiple of 8), in order. */
+    public static List<byte[]> ipv4Fragments(byte[] packet, int pieceSize) {
+        List<byte[]> pieces = new ArrayList<>();
+        int payload = packet.length - 20;
+        for (int off = 0; off < payload; off += pieceSize) {
+            int len = Math.min(pieceSize, payload - off);
+            ByteBuffer b = ByteBuffer.allocate(20 + len).order(ByteOrder.BIG_ENDIAN);
+            b.put(packet, 0, 20).put(packet, 20 + off, len);
+            b.putShort(2, (short) (20 + len)).putShort(6, (short) ((off + len < payload ? 0x2000 : 0) | off / 8));
+            pieces.add(b.array());
+        }
+        return pieces;
+    }
+
+    /** An IPv6 packet without extension headers cut into fragments of at most {@code pieceSize} payload bytes, in order. */
+    public static List<byte[]> ipv6Fragments(byte[] packet, int pieceSize, int id) {
+        List<byte[]> pieces = new ArrayList<>();
+        int payload = packet.length - 40;
+        for (int off = 0; off < payload; off += pieceSize) {
+            int len = Math.min(pieceSize, payload - off);
+            ByteBuffer b = ByteBuffer.allocate(48 + len).order(ByteOrder.BIG_ENDIAN);
+            b.put(packet, 0, 40).put(packet[6]).put((byte) 0).putShort((short) (off | (off + len < payload ? 1 : 0))).putInt(id)
+                    .put(packet, 40 + off, len);
+            b.putShort(4, (short) (8 + len)).put(6, (byte) 44);
+            pieces.add(b.array());
+        }
+        return pieces;
     }
 
     public static byte[] ethernet(byte[] ip, int... vlans) {
