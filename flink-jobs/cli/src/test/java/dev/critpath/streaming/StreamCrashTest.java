@@ -7,10 +7,15 @@ import dev.critpath.core.testing.Repo;
 import dev.critpath.streaming.kafka.LocalKafka;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -45,6 +50,12 @@ class StreamCrashTest {
             }
             int before = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
             assertTrue(before < total, "the kill must come mid-stream: " + before + " of " + total + " committed");
+            // whether the kill caught a part file half written is chance: one such file is made sure of
+            Path profiles = warehouse.resolve(WarehouseTable.PROFILES.tableName());
+            Files.writeString(profiles.resolve(".part-" + UUID.randomUUID() + "-0-9.parquet.inprogress." + UUID.randomUUID()), "half a Parquet file");
+            List<Path> leftBehind = inProgressParts(warehouse);
+            System.out.println("the kill left " + (leftBehind.size() - 1) + " unfinished part files of its own");
+            FileTime restartedAt = FileTime.from(Instant.now());
 
             Path secondLog = tmp.resolve("second.log");
             Process second = StreamProcess.start(args, secondLog);
@@ -59,7 +70,18 @@ class StreamCrashTest {
                 second.destroyForcibly().waitFor();
             }
             assertTrue(Files.readString(secondLog).contains("resuming from checkpoint"), StreamProcess.tail(secondLog));
+            // those the checkpoint still held pending are committed instead
+            assertTrue(Files.readString(secondLog).contains("unfinished part files an earlier run left"), StreamProcess.tail(secondLog));
+            for (Path part : inProgressParts(warehouse)) {
+                assertTrue(Files.getLastModifiedTime(part).compareTo(restartedAt) > 0, "left by the killed run: " + part);
+            }
             LabReplay.assertTablesEqual(LabReplay.expectedRows(events), LabReplay.warehouseRows(warehouse)); // fails on any row seen twice
+        }
+    }
+
+    private static List<Path> inProgressParts(Path warehouse) throws IOException {
+        try (Stream<Path> files = Files.walk(warehouse)) {
+            return files.filter(f -> f.getFileName().toString().contains(".inprogress.") && !f.toString().contains("_checkpoints")).toList();
         }
     }
 }
