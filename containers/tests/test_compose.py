@@ -1,7 +1,9 @@
 """Smoke test of the distributed deployment: docker-compose.yml brought up under podman with the
 images containers/build-images makes here, the trace lab's two-point fixtures replayed into its
-Kafka, Parquet waited for in its warehouse volume and every dashboard chart asked for rows through
-Superset's API; then the stack is torn down. Skips only where no container engine can run."""
+Kafka, the JobManager restarted mid-stream (critpath-job resubmits the job from its newest
+checkpoint), every lab connection waited for once in its warehouse volume and every dashboard chart
+asked for rows through Superset's API; then the stack is torn down. Skips only where no container engine can run."""
+import glob
 import json
 import os
 import secrets
@@ -107,11 +109,7 @@ def check_the_stack(ports, password, started):
     say(f"kafka, jobmanager and superset healthy {time.time() - started:.0f} s after up")
 
     flink = f"http://127.0.0.1:{ports['FLINK_PORT']}"
-    wait_for(lambda: any(j["name"] == "critpath" and j["state"] == "RUNNING"
-                         for j in (json_at(flink + "/jobs/overview") or {"jobs": []})["jobs"]),
-             "the critpath job to run on the session cluster", timeout=900)
-    submitted = podman("inspect", container("critpath-job"), "--format", "{{.State.ExitCode}}").stdout.strip()
-    assert submitted == "0", podman("logs", container("critpath-job")).stderr[-3000:]
+    first_job = wait_for(lambda: running_job(flink), "the critpath job to run on the session cluster", timeout=900)
     # secure defaults: published on loopback only, no jar upload through Flink's web UI
     for service in HEALTH_CHECKED:
         published = podman("port", container(service)).stdout.split()
@@ -127,9 +125,20 @@ def check_the_stack(ports, password, started):
     warehouse = podman("volume", "inspect", f"{PROJECT}_warehouse", "--format", "{{.Mountpoint}}").stdout.strip()
     wait_for(lambda: critpath_sql.has_files(warehouse, "profiles"), "profiles in the warehouse volume", timeout=600)
     say(f"first profiles committed {time.time() - replayed:.0f} s after the replay")
-    con = critpath_sql.connect(warehouse)
-    rows, distinct = con.execute("select count(*), count(distinct conn_uid) from profiles").fetchone()
-    assert rows == distinct > 0, f"{rows} profile rows for {distinct} connections: each must be there once"
+
+    # the JobManager restarted (no HA: the job is gone with it); critpath-job resubmits it from the
+    # newest checkpoint, and every lab connection still lands once
+    assert podman("restart", container("jobmanager")).returncode == 0
+    second_job = wait_for(lambda: (job := running_job(flink)) != first_job and job, "the job to be resubmitted", timeout=900)
+    resumed = podman("logs", container("critpath-job"))
+    assert "resuming from checkpoint /warehouse/_checkpoints/" in resumed.stdout + resumed.stderr, resumed.stdout[-3000:]
+    say(f"job {second_job} resumed after the JobManager's restart")
+    connections = sum(len(json.load(open(t))["connections"])
+                      for t in glob.glob(os.path.join(REPO, "testdata", "lab", "*", "truth.json")))
+    wait_for(lambda: profile_rows(warehouse)[1] >= connections, f"all {connections} lab connections profiled", timeout=900)
+    time.sleep(30)  # a few more checkpoints: anything written twice would show now
+    rows, distinct = profile_rows(warehouse)
+    assert rows == distinct == connections, f"{rows} profile rows for {distinct} connections of {connections}: each must be there once"
 
     base = f"http://127.0.0.1:{ports['SUPERSET_PORT']}"
     token = login(base, password)
@@ -137,6 +146,17 @@ def check_the_stack(ports, password, started):
     wait_for(lambda: _blame_connections(base, token) > 0, "Superset to see the profiles", timeout=300)
     charts = check_every_chart(base, token)
     say(f"{len(charts)} charts answered with rows, {time.time() - started:.0f} s after up")
+
+
+def running_job(flink):
+    """The id of the critpath job running on the cluster, or None."""
+    jobs = (json_at(flink + "/jobs/overview") or {"jobs": []})["jobs"]
+    return next((j["jid"] for j in jobs if j["name"] == "critpath" and j["state"] == "RUNNING"), None)
+
+
+def profile_rows(warehouse):
+    """Profile rows and distinct connections committed so far."""
+    return critpath_sql.connect(warehouse).execute("select count(*), count(distinct conn_uid) from profiles").fetchone()
 
 
 def _blame_connections(base, token):
