@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """critpath dashboards: Superset on localhost over the Parquet warehouse (DuckDB), with the
-project's dashboards imported.
+project's dashboards imported, served by gunicorn (gunicorn_config.py) with CSRF protection on.
 
   critpath dashboards                              on warehouse/demo, http://127.0.0.1:8088
   critpath dashboards --warehouse DIR --port N
@@ -27,6 +27,7 @@ import critpath_sql
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQUIREMENTS = os.path.join(HERE, "requirements-superset.txt")
 BUNDLE = os.path.join(HERE, "bundle")
+GUNICORN_CONFIG = os.path.join(HERE, "gunicorn_config.py")
 DATABASE_NAME = "critpath warehouse"
 REFRESH_S = 10
 
@@ -148,10 +149,11 @@ class Superset:
         return filled
 
     def serve(self, host, port, warehouse, duckdb_file, filled):
-        """Runs Superset; a table with no file when the views were made is an empty view, so the
-        views are made again once such a table gets files."""
-        server = subprocess.Popen([os.path.join(self.bin, "superset"), "run", "-h", host, "-p", str(port), "--with-threads"],
-                                  env=self.env)
+        """Serves Superset with gunicorn; a table with no file when the views were made is an empty
+        view, so the views are made again once such a table gets files."""
+        bind = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # an IPv6 address goes in brackets
+        server = subprocess.Popen([os.path.join(self.bin, "gunicorn"), "--config", GUNICORN_CONFIG, "--bind", bind,
+                                   "superset.app:create_app()"], env=self.env)
         signal.signal(signal.SIGTERM, lambda *_: server.terminate())
         while server.poll() is None:
             try:

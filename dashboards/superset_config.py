@@ -8,8 +8,6 @@ SECRET_KEY = os.environ["SUPERSET_SECRET_KEY"]
 SQLALCHEMY_DATABASE_URI = "sqlite:///" + os.path.join(STATE, "superset.db")
 # the warehouse is a local DuckDB file: Superset refuses file-based databases unless told
 PREVENT_UNSAFE_DB_CONNECTIONS = False
-# a local single-user tool: no CSRF tokens on the API the tests and the import use
-WTF_CSRF_ENABLED = False
 FEATURE_FLAGS = {"DASHBOARD_RBAC": False}
 # query results are small (aggregates over the warehouse): keep them in process
 CACHE_CONFIG = {"CACHE_TYPE": "SimpleCache"}

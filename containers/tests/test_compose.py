@@ -18,7 +18,7 @@ import pytest
 REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 sys.path[:0] = [os.path.join(REPO, "dashboards", "tests"), os.path.join(REPO, "dashboards")]
 import critpath_sql  # noqa: E402
-from testkit import call, check_every_chart, free_port, login, wait_for  # noqa: E402
+from testkit import check_every_chart, check_gunicorn_and_csrf, free_port, login, wait_for  # noqa: E402
 
 PROJECT = "critpath-smoke"
 COMPOSE = os.path.join(REPO, "containers", "compose")
@@ -141,10 +141,11 @@ def check_the_stack(ports, password, started):
     assert rows == distinct == connections, f"{rows} profile rows for {distinct} connections of {connections}: each must be there once"
 
     base = f"http://127.0.0.1:{ports['SUPERSET_PORT']}"
-    token = login(base, password)
+    api = login(base, password)
+    check_gunicorn_and_csrf(api)
     # Superset's views follow the warehouse within its refresh period once tables have files
-    wait_for(lambda: _blame_connections(base, token) > 0, "Superset to see the profiles", timeout=300)
-    charts = check_every_chart(base, token)
+    wait_for(lambda: _blame_connections(api) > 0, "Superset to see the profiles", timeout=300)
+    charts = check_every_chart(api)
     say(f"{len(charts)} charts answered with rows, {time.time() - started:.0f} s after up")
 
 
@@ -159,8 +160,8 @@ def profile_rows(warehouse):
     return critpath_sql.connect(warehouse).execute("select count(*), count(distinct conn_uid) from profiles").fetchone()
 
 
-def _blame_connections(base, token):
-    databases = call(base, "/api/v1/database/", token)["result"]
-    result = call(base, "/api/v1/sqllab/execute/", token, {
+def _blame_connections(api):
+    databases = api.call("/api/v1/database/")["result"]
+    result = api.call("/api/v1/sqllab/execute/", {
         "database_id": databases[0]["id"], "runAsync": False, "sql": "select sum(connections) as n from blame_by_server"})
     return result["data"][0]["n"] or 0

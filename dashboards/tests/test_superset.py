@@ -12,7 +12,7 @@ import urllib.request
 import pytest
 import yaml
 from conftest import REPO, truth_ports
-from testkit import BUNDLE, call, check_every_chart, free_port, login, wait_for, wait_serving
+from testkit import BUNDLE, check_every_chart, check_gunicorn_and_csrf, free_port, login, wait_for, wait_serving
 
 SCREENSHOTS = os.path.join(REPO, "dashboards", "tests", "screenshots")
 DASHBOARDS = {"fleet-screening": "critpath: fleet screening", "blame": "critpath: server vs network blame",
@@ -21,7 +21,8 @@ DASHBOARDS = {"fleet-screening": "critpath: fleet screening", "blame": "critpath
 
 @pytest.fixture(scope="module")
 def superset(warehouse):
-    """`critpath dashboards` serving the lab warehouse: (base URL, admin password)."""
+    """`critpath dashboards` serving the lab warehouse: (base URL, admin password, the command's
+    process id, which is also its session's)."""
     password = "t-" + secrets.token_urlsafe(12)
     env = dict(os.environ, CRITPATH_SUPERSET_PASSWORD=password)
     port = free_port()
@@ -31,24 +32,24 @@ def superset(warehouse):
     try:
         # the first run installs Superset
         wait_serving(server, lambda: urllib.request.urlopen(base + "/health", timeout=5), "Superset", timeout=900)
-        yield base, password
+        yield base, password, server.pid
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=60)
 
 
 def test_superset_serves_the_warehouse_views_and_every_chart(superset):
-    base, password = superset
+    base, password, _ = superset
     try:
-        call(base, "/api/v1/security/login", body={"username": "admin", "password": "admin", "provider": "db"})
+        login(base, "admin")
         raise AssertionError("a default password was accepted")
     except urllib.error.HTTPError as e:
         assert e.code == 401
-    token = login(base, password)
+    api = login(base, password)
 
-    databases = call(base, "/api/v1/database/", token)["result"]
+    databases = api.call("/api/v1/database/")["result"]
     assert [(d["database_name"], d["backend"]) for d in databases] == [("critpath warehouse", "duckdb")]
-    result = sqllab(base, token, databases[0]["id"],
+    result = sqllab(api, databases[0]["id"],
                     "select sum(connections) as n, sum(server_share * duration_ms) / sum(duration_ms) as server_share from blame_by_server")
     assert result["status"] == "success"
     row = result["data"][0]
@@ -58,19 +59,43 @@ def test_superset_serves_the_warehouse_views_and_every_chart(superset):
     # SQL Lab reads the warehouse and nothing else on the host, and cannot lift that
     for sql in ("select * from read_csv('/etc/passwd')", "select * from read_text('/etc/hostname')",
                 "set enable_external_access = true"):
-        refused = sqllab(base, token, databases[0]["id"], sql)
+        refused = sqllab(api, databases[0]["id"], sql)
         assert refused.get("status") != "success", f"{sql}: {refused}"
-    assert sqllab(base, token, databases[0]["id"], "select count(*) as n from profiles")["data"][0]["n"] == len(truth_ports())
+    assert sqllab(api, databases[0]["id"], "select count(*) as n from profiles")["data"][0]["n"] == len(truth_ports())
 
-    titles = {d["dashboard_title"] for d in call(base, "/api/v1/dashboard/?q=(page_size:100)", token)["result"]}
+    titles = {d["dashboard_title"] for d in api.call("/api/v1/dashboard/?q=(page_size:100)")["result"]}
     assert titles == set(DASHBOARDS.values())
-    check_every_chart(base, token)
+    check_every_chart(api)
 
 
-def sqllab(base, token, database_id, sql):
+def test_superset_runs_under_gunicorn_and_refuses_writes_without_a_csrf_token(superset):
+    base, password, session = superset
+    commands = session_commands(session)
+    # VENV/bin/python VENV/bin/gunicorn ... superset.app:create_app(); Flask's server was `superset run`
+    servers = [c for c in commands if "superset.app:create_app()" in c]
+    assert servers and all(os.path.basename(c[1]) == "gunicorn" for c in servers), commands
+    check_gunicorn_and_csrf(login(base, password))
+
+
+def session_commands(session):
+    """The command lines of the processes in a session, from /proc."""
+    commands = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold anything
+            if int(fields[3]) == session:
+                with open(os.path.join(os.path.dirname(stat), "cmdline")) as f:
+                    commands.append(f.read().split("\0")[:-1])
+        except OSError:  # the process ended meanwhile
+            continue
+    return commands
+
+
+def sqllab(api, database_id, sql):
     """What SQL Lab answers to a statement: its result, or its error as Superset reports it."""
     try:
-        return call(base, "/api/v1/sqllab/execute/", token, {"database_id": database_id, "runAsync": False, "sql": sql})
+        return api.call("/api/v1/sqllab/execute/", {"database_id": database_id, "runAsync": False, "sql": sql})
     except urllib.error.HTTPError as e:
         return {"status": "error", "http": e.code, "body": e.read().decode(errors="replace")[:500]}
 
@@ -82,7 +107,7 @@ def test_every_dashboard_renders_its_charts_in_a_browser(superset):
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
-    base, password = superset
+    base, password, _ = superset
     opts = webdriver.ChromeOptions()
     for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1300"):
         opts.add_argument(a)

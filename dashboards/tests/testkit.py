@@ -5,6 +5,7 @@ import json
 import os
 import socket
 import time
+import urllib.error
 import urllib.request
 
 import yaml
@@ -56,28 +57,64 @@ def bundle_charts():
     return charts
 
 
-def call(base, path, token=None, body=None):
-    headers = {"Content-Type": "application/json"} if body is not None else {}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    req = urllib.request.Request(base + path, data=json.dumps(body).encode() if body is not None else None, headers=headers,
-                                 method="POST" if body is not None else "GET")
-    with urllib.request.urlopen(req, timeout=60) as r:
-        return json.load(r)
+class Api:
+    """Superset's REST API as a browser uses it: the access token on every call, and on a call that
+    changes state the CSRF token with the session cookie it belongs to (CSRF protection is on)."""
+
+    def __init__(self, base):
+        self.base = base
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        self.token = self.csrf = None
+
+    def call(self, path, body=None, method=None, csrf=True):
+        """The JSON answer to a GET, or to a POST of body, or to method; csrf=False leaves the
+        CSRF token out."""
+        method = method or ("GET" if body is None else "POST")
+        headers = {"Content-Type": "application/json"} if body is not None else {}
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        if method != "GET" and csrf and self.csrf:
+            # Flask-WTF also wants a same-origin Referer when Superset is served over HTTPS
+            headers.update({"X-CSRFToken": self.csrf, "Referer": self.base + "/"})
+        req = urllib.request.Request(self.base + path, data=json.dumps(body).encode() if body is not None else None,
+                                     headers=headers, method=method)
+        with self.opener.open(req, timeout=60) as r:
+            return json.load(r)
 
 
 def login(base, password):
-    """An access token for Superset's API, as the admin user."""
-    return call(base, "/api/v1/security/login", body={"username": "admin", "password": password, "provider": "db"})["access_token"]
+    """Superset's API as the admin user."""
+    api = Api(base)
+    api.token = api.call("/api/v1/security/login", {"username": "admin", "password": password, "provider": "db"})["access_token"]
+    api.csrf = api.call("/api/v1/security/csrf_token/")["result"]
+    return api
 
 
-def check_every_chart(base, token):
+def check_gunicorn_and_csrf(api):
+    """Superset answers from gunicorn, not Flask's development server, and refuses a call that
+    changes state without the CSRF token, where the same call with it passes."""
+    with urllib.request.urlopen(api.base + "/health", timeout=60) as r:
+        assert r.headers["Server"].split("/")[0] == "gunicorn", r.headers["Server"]
+    query = {"db_id": api.call("/api/v1/database/")["result"][0]["id"], "label": "critpath: CSRF check", "sql": "select 1"}
+    try:
+        api.call("/api/v1/saved_query/", query, csrf=False)
+        raise AssertionError("a saved query was created without a CSRF token")
+    except urllib.error.HTTPError as e:
+        body = e.read().decode(errors="replace")
+        assert e.code in (400, 403) and "CSRF" in body, f"{e.code}: {body[:300]}"
+    saved = api.call("/api/v1/saved_query/", query)["id"]
+    labels = [q["label"] for q in api.call("/api/v1/saved_query/?q=(page_size:100)")["result"]]
+    assert labels.count(query["label"]) == 1, labels
+    api.call(f"/api/v1/saved_query/{saved}", method="DELETE")
+
+
+def check_every_chart(api):
     """Every chart of the bundle is there and answers with rows and the columns it names."""
     expected = bundle_charts()
-    charts = call(base, "/api/v1/chart/?q=(page_size:100)", token)["result"]
+    charts = api.call("/api/v1/chart/?q=(page_size:100)")["result"]
     assert sorted(c["slice_name"] for c in charts) == sorted(expected)
     for c in charts:
-        result = call(base, f"/api/v1/chart/{c['id']}/data/", token)["result"][0]
+        result = api.call(f"/api/v1/chart/{c['id']}/data/")["result"][0]
         assert result["error"] is None, c["slice_name"]
         assert result["rowcount"] > 0, c["slice_name"]
         assert result["colnames"] == expected[c["slice_name"]], c["slice_name"]
