@@ -1,8 +1,9 @@
 """Smoke test of the distributed deployment: docker-compose.yml brought up under podman with the
 images containers/build-images makes here, the trace lab's two-point fixtures replayed into its
-Kafka, the JobManager restarted mid-stream (critpath-job resubmits the job from its newest
-checkpoint), every lab connection waited for once in its warehouse volume and every dashboard chart
-asked for rows through Superset's API; then the stack is torn down. Skips only where no container engine can run."""
+Kafka through the published listener, which authenticates (a wrong password is refused), the
+JobManager restarted mid-stream (critpath-job resubmits the job from its newest checkpoint), every
+lab connection waited for once in its warehouse volume and every dashboard chart asked for rows
+through Superset's API; then the stack is torn down. Skips only where no container engine can run."""
 import glob
 import json
 import os
@@ -47,8 +48,9 @@ def stack():
         pytest.skip(reason)
     ports = {name: free_port() for name in ("KAFKA_PORT", "FLINK_PORT", "SUPERSET_PORT")}
     password = "s-" + secrets.token_urlsafe(12)
+    kafka_password = "k-" + secrets.token_urlsafe(12)
     env = dict(os.environ, SUPERSET_SECRET_KEY=secrets.token_urlsafe(32), SUPERSET_ADMIN_PASSWORD=password,
-               **{k: str(v) for k, v in ports.items()})
+               KAFKA_PASSWORD=kafka_password, **{k: str(v) for k, v in ports.items()})
     compose = [COMPOSE, "-p", PROJECT]
     subprocess.run([*compose, "down", "-v"], env=env, capture_output=True)  # what a killed earlier run left
     started = time.time()
@@ -57,7 +59,7 @@ def stack():
         up = subprocess.run([*compose, "up", "-d"], env=env, capture_output=True, text=True, timeout=600)
         assert up.returncode == 0, up.stdout[-3000:] + up.stderr[-3000:]
         say(f"up -d returned after {time.time() - started:.0f} s")
-        yield ports, password, started
+        yield ports, password, kafka_password, started
     except Exception:
         print_every_log()
         raise
@@ -95,15 +97,24 @@ def json_at(url):
         return None
 
 
-def test_the_stack_turns_replayed_fixtures_into_parquet_and_charts(stack):
+def test_the_stack_turns_replayed_fixtures_into_parquet_and_charts(stack, tmp_path):
     try:
-        check_the_stack(*stack)
+        check_the_stack(*stack, tmp_path)
     except Exception:
         print_every_log()
         raise
 
 
-def check_the_stack(ports, password, started):
+def kafka_config(path, password):
+    """The client settings a sensor's operator writes for the published listener, readable by its owner only."""
+    path.write_text("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
+                    "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
+                    f'username="critpath" password="{password}";\n')
+    path.chmod(0o600)
+    return str(path)
+
+
+def check_the_stack(ports, password, kafka_password, started, tmp):
     for service in HEALTH_CHECKED:
         wait_for(lambda s=service: healthy(s), f"{service}'s health check to pass", timeout=600)
     say(f"kafka, jobmanager and superset healthy {time.time() - started:.0f} s after up")
@@ -117,8 +128,11 @@ def check_the_stack(ports, password, started):
         assert addresses and all(a.startswith("127.0.0.1:") for a in addresses), f"{service} published on {published}"
     assert json_at(flink + "/config")["features"]["web-submit"] is False
 
-    replay = subprocess.run([os.path.join(REPO, "critpath"), "replay", "--bootstrap-servers", f"localhost:{ports['KAFKA_PORT']}",
-                             "--lab-runs", os.path.join(REPO, "testdata", "lab")], capture_output=True, text=True)
+    replay = [os.path.join(REPO, "critpath"), "replay", "--bootstrap-servers", f"localhost:{ports['KAFKA_PORT']}",
+              "--lab-runs", os.path.join(REPO, "testdata", "lab"), "--kafka-config"]
+    refused = subprocess.run([*replay, kafka_config(tmp / "wrong.properties", "not-" + kafka_password)], capture_output=True, text=True)
+    assert refused.returncode == 2 and "Authentication failed" in refused.stderr, refused.stderr[-3000:]
+    replay = subprocess.run([*replay, kafka_config(tmp / "kafka.properties", kafka_password)], capture_output=True, text=True)
     assert replay.returncode == 0, replay.stderr[-3000:]
     replayed = time.time()
 

@@ -2,11 +2,13 @@ package dev.critpath.cli;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.streaming.Replay;
+import dev.critpath.streaming.kafka.KafkaClientProperties;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.kafka.common.errors.TimeoutException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Mixin;
@@ -25,6 +27,9 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--bootstrap-servers", required = true, paramLabel = "HOST:PORT,...", description = "Kafka brokers.")
     String bootstrapServers;
 
+    @Mixin
+    KafkaConfigOption kafkaConfig;
+
     @Option(names = "--topic", paramLabel = "NAME", description = "Topic (default: ${DEFAULT-VALUE}).", defaultValue = "critpath-packets")
     String topic;
 
@@ -38,6 +43,7 @@ final class ReplayCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
+        KafkaClientProperties client = kafkaConfig.properties(); // before the captures are read: a bad file fails at once
         List<Replay.Capture> caps = captures.captures();
         List<Path> runs = labRuns == null ? List.of() : Replay.labRunsUnder(labRuns);
         if (caps.isEmpty() && runs.isEmpty()) {
@@ -54,7 +60,15 @@ final class ReplayCommand implements Callable<Integer> {
         events.sort(Comparator.comparingLong(PacketEvent::tsUs)); // as the captures' timestamps go
         err.printf("replaying %,d packet events from %d capture(s) and %d lab run(s) to %s on %s%n", events.size(), caps.size(), runs.size(),
                 topic, bootstrapServers);
-        Replay.publish(bootstrapServers, topic, Replay.json(events), n -> err.printf("  %,d sent%n", n));
+        try {
+            Replay.publish(bootstrapServers, client, topic, Replay.json(events), n -> err.printf("  %,d sent%n", n));
+        } catch (IllegalStateException e) {
+            if (e.getCause() instanceof TimeoutException && kafkaConfig.file == null) {
+                // a listener that authenticates just drops a client without credentials, which then waits for its timeout
+                throw new IllegalStateException(e.getMessage() + " If the brokers' listener authenticates, give the client settings with --kafka-config.", e);
+            }
+            throw e;
+        }
         return 0;
     }
 }

@@ -3,6 +3,7 @@ package dev.critpath.cli;
 import dev.critpath.streaming.StreamConfig;
 import java.time.Duration;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The streaming job's settings as command-line options (`critpath stream`). */
@@ -11,6 +12,9 @@ final class StreamOptions {
 
     @Option(names = "--bootstrap-servers", required = true, paramLabel = "HOST:PORT,...", description = "Kafka brokers to read packet events from.")
     String bootstrapServers;
+
+    @Mixin
+    KafkaConfigOption kafkaConfig;
 
     @Option(names = "--topic", paramLabel = "NAME", split = ",", description = "Topics with packet events (default: critpath-packets).")
     List<String> topics = StreamConfig.DEFAULT_TOPICS;
@@ -78,7 +82,7 @@ final class StreamOptions {
         if (clientPrefix.size() != 2) {
             throw new IllegalArgumentException("--client-prefix takes two lengths: IPv4,IPv6 (e.g. 24,48)");
         }
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouseUri, bounded, Duration.ofMillis(outOfOrdernessMs), D.idleness(),
+        return new StreamConfig(bootstrapServers, kafkaConfig.properties(), topics, groupId, warehouseUri, bounded, Duration.ofMillis(outOfOrdernessMs), D.idleness(),
                 D.alignmentMaxDrift(), Duration.ofSeconds(allowedLatenessS), Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
                 new StreamConfig.Segments(Duration.ofSeconds(segmentAfterS), Duration.ofMillis(segmentQuietMs)), maxEvents, new StreamConfig.Caps(maxFlows, maxBufferedEvents, maxHalfOpenFlows), Duration.ofSeconds(maxSensorAheadS), clientPrefix.get(0), clientPrefix.get(1), Duration.ofSeconds(checkpointIntervalS), checkpoints,
                 stateBackend, parallelism);

@@ -9,6 +9,9 @@ import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,6 +57,73 @@ class StreamingCommandsTest {
             assertEquals("two_point", profiles.get(0).get("mode").toString(), "both sensors merged");
             assertEquals(3, WarehouseReader.read(warehouse, WarehouseTable.EXCHANGES).size(), "keep-alive: three exchanges");
         }
+    }
+
+    /**
+     * A listener that authenticates (SASL SCRAM-SHA-256): with the settings file, replay and stream
+     * go through it; with a wrong password each fails saying so (the job after its restarts), and
+     * without the file the replay gives up saying what may be missing.
+     */
+    @Test
+    void replayAndStreamAuthenticateWithTheKafkaConfigFile() throws Exception {
+        try (LocalKafka kafka = LocalKafka.startWithScramUser(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"),
+                "sensor", "right-password")) {
+            kafka.createTopic("site-b", 2);
+            Path lab = Repo.testdata("lab/keepalive-3");
+            Path settings = LocalKafka.writeScramClientConfig(tmp.resolve("kafka.properties"), "sensor", "right-password");
+            Path wrong = LocalKafka.writeScramClientConfig(tmp.resolve("wrong.properties"), "sensor", "wrong-password");
+            List<String> replay = List.of("replay", "--bootstrap-servers", kafka.authenticatedBootstrapServers(), "--topic", "site-b",
+                    "--client-pcap", lab.resolve("client.pcap").toString(), "--server-pcap", lab.resolve("server.pcap").toString());
+            CliRun refused = CliRun.of(with(replay, "--kafka-config", wrong.toString()));
+            assertEquals(2, refused.exit(), refused.err());
+            assertTrue(refused.err().contains("Authentication failed"), refused.err());
+            CliRun anonymous = CliRun.of(replay.toArray(String[]::new));
+            assertEquals(2, anonymous.exit(), anonymous.err());
+            assertTrue(anonymous.err().contains("not present in metadata") && anonymous.err().contains("give the client settings with --kafka-config"),
+                    anonymous.err());
+            CliRun replayed = CliRun.of(with(replay, "--kafka-config", settings.toString()));
+            assertEquals(0, replayed.exit(), replayed.err());
+
+            Path warehouse = tmp.resolve("wh");
+            List<String> stream = List.of("stream", "--bootstrap-servers", kafka.authenticatedBootstrapServers(), "--topic", "site-b", "--bounded",
+                    "--warehouse", warehouse.toString(), "--checkpoint-interval-s", "1");
+            CliRun streamRefused = CliRun.of(with(stream, "--kafka-config", wrong.toString()));
+            assertEquals(2, streamRefused.exit(), streamRefused.err());
+            assertTrue(streamRefused.err().contains("Authentication failed"), streamRefused.err());
+            CliRun streamed = CliRun.of(with(stream, "--kafka-config", settings.toString()));
+            assertEquals(0, streamed.exit(), streamed.err());
+            assertEquals(1, WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size());
+        }
+    }
+
+    /** A settings file that cannot work stops replay and stream at once, saying what is wrong with it; no broker needed. */
+    @Test
+    void aKafkaConfigFileThatCannotWorkIsRefusedClearly() throws Exception {
+        Map<String, String> expectedComplaint = new LinkedHashMap<>();
+        expectedComplaint.put("no such file", null);
+        expectedComplaint.put("unknown Kafka client setting 'security.protcol'", "security.protcol=SASL_PLAINTEXT\n");
+        expectedComplaint.put("security.protocol must be one of", "security.protocol=SASL_PLAIN\n");
+        expectedComplaint.put("sasl.mechanism SCRAM-SHA-256 needs the credentials",
+                "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-256\n");
+        expectedComplaint.put("bootstrap.servers is given with --bootstrap-servers", "bootstrap.servers=elsewhere:9092\n");
+        int n = 0;
+        for (Map.Entry<String, String> c : expectedComplaint.entrySet()) {
+            Path file = tmp.resolve("settings-" + n++ + ".properties");
+            if (c.getValue() != null) {
+                Files.writeString(file, c.getValue());
+            }
+            Path lab = Repo.testdata("lab/keepalive-3");
+            for (CliRun r : List.of(
+                    CliRun.of("replay", "--bootstrap-servers", "127.0.0.1:1", "--kafka-config", file.toString(), "--pcap", lab.resolve("client.pcap").toString()),
+                    CliRun.of("stream", "--bootstrap-servers", "127.0.0.1:1", "--kafka-config", file.toString(), "--warehouse", tmp.resolve("wh").toString()))) {
+                assertEquals(2, r.exit(), r.err());
+                assertTrue(r.err().contains(file.toString()) && r.err().contains(c.getKey()), r.err());
+            }
+        }
+    }
+
+    private static String[] with(List<String> args, String... more) {
+        return java.util.stream.Stream.concat(args.stream(), java.util.stream.Stream.of(more)).toArray(String[]::new);
     }
 
     /** The benchmark at toy size: every pass commits every connection, and the figures come out. */

@@ -135,6 +135,7 @@ public final class CritpathJob {
 
     private KafkaSource<Incoming> kafkaSource() {
         var b = KafkaSource.<Incoming>builder()
+                .setProperties(cfg.kafkaClient().properties()) // first: the job's own settings below take precedence
                 .setBootstrapServers(cfg.bootstrapServers())
                 .setTopics(cfg.topics())
                 .setGroupId(cfg.groupId())

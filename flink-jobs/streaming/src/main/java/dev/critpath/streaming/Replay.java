@@ -6,6 +6,7 @@ import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.pcap.PcapReader;
 import dev.critpath.core.pcap.PcapFormatException;
+import dev.critpath.streaming.kafka.KafkaClientProperties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -116,10 +117,15 @@ public final class Replay {
      * @param progress told the number sent so far, every 10,000 records and at the end
      */
     public static void publish(String bootstrapServers, String topic, Iterable<byte[]> values, LongConsumer progress) {
+        publish(bootstrapServers, KafkaClientProperties.NONE, topic, values, progress);
+    }
+
+    /** The same to a broker that wants the client settings {@code client} (authentication, TLS). */
+    public static void publish(String bootstrapServers, KafkaClientProperties client, String topic, Iterable<byte[]> values, LongConsumer progress) {
         AtomicReference<Exception> failure = new AtomicReference<>();
         AtomicLong failed = new AtomicLong();
         long sent = 0;
-        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers)) {
+        try (KafkaProducer<byte[], byte[]> producer = producer(bootstrapServers, client)) {
             for (byte[] v : values) {
                 if (failure.get() != null) {
                     break;
@@ -145,7 +151,12 @@ public final class Replay {
 
     /** A producer as the sensors' (zeek-kafka) behaves: no key, records spread over partitions. */
     public static KafkaProducer<byte[], byte[]> producer(String bootstrapServers) {
-        Properties p = new Properties();
+        return producer(bootstrapServers, KafkaClientProperties.NONE);
+    }
+
+    /** The same with the client settings {@code client} (authentication, TLS); acks, batching and partitioning stay the sensors' whatever they say. */
+    public static KafkaProducer<byte[], byte[]> producer(String bootstrapServers, KafkaClientProperties client) {
+        Properties p = client.properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "20");

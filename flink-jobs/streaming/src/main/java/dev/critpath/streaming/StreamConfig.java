@@ -1,5 +1,6 @@
 package dev.critpath.streaming;
 
+import dev.critpath.streaming.kafka.KafkaClientProperties;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;
@@ -8,6 +9,8 @@ import java.util.List;
  * Everything the streaming job can be told. Defaults suit the embedded mode; the `critpath stream`
  * command documents each option.
  *
+ * @param kafkaClient      Kafka client settings beyond the servers (authentication, TLS), for the
+ *                         source's consumer and admin client
  * @param bounded          read the topics up to the offsets at start, then finish (replays, tests)
  * @param outOfOrderness   how far events may arrive out of timestamp order within a partition
  * @param allowedLateness  events this much older than the watermark, for a connection no longer
@@ -24,6 +27,7 @@ import java.util.List;
  */
 public record StreamConfig(
         String bootstrapServers,
+        KafkaClientProperties kafkaClient,
         List<String> topics,
         String groupId,
         String warehouse,
@@ -66,50 +70,56 @@ public record StreamConfig(
     }
 
     public static StreamConfig defaults(String bootstrapServers, String warehouse) {
-        return new StreamConfig(bootstrapServers, DEFAULT_TOPICS, "critpath", warehouse, false,
+        return new StreamConfig(bootstrapServers, KafkaClientProperties.NONE, DEFAULT_TOPICS, "critpath", warehouse, false,
                 Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofSeconds(60),
                 Duration.ofSeconds(5), Duration.ofSeconds(120), new Segments(Duration.ofSeconds(60), Duration.ofSeconds(1)), 200_000, new Caps(200_000, 2_000_000, 100_000), Duration.ofSeconds(60), 24, 48,
                 Duration.ofSeconds(10), null, "hashmap", 1);
     }
 
+    public StreamConfig withKafkaClient(KafkaClientProperties client) {
+        return new StreamConfig(bootstrapServers, client, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+                allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
+                checkpointInterval, checkpointDir, stateBackend, parallelism);
+    }
+
     public StreamConfig withBounded(boolean b) {
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, b, outOfOrderness, idleness, alignmentMaxDrift,
+        return new StreamConfig(bootstrapServers, kafkaClient, topics, groupId, warehouse, b, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withCheckpointing(Duration interval, String dir) {
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+        return new StreamConfig(bootstrapServers, kafkaClient, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 interval, dir, stateBackend, parallelism);
     }
 
     public StreamConfig withTopic(String topic, String group) {
-        return new StreamConfig(bootstrapServers, List.of(topic), group, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+        return new StreamConfig(bootstrapServers, kafkaClient, List.of(topic), group, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withParallelism(int n) {
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+        return new StreamConfig(bootstrapServers, kafkaClient, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, n);
     }
 
     public StreamConfig withSegments(Segments seg) {
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+        return new StreamConfig(bootstrapServers, kafkaClient, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, seg, maxEventsPerConnection, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withMaxEventsPerConnection(int max) {
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+        return new StreamConfig(bootstrapServers, kafkaClient, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, segments, max, caps, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }
 
     public StreamConfig withCaps(Caps c) {
-        return new StreamConfig(bootstrapServers, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
+        return new StreamConfig(bootstrapServers, kafkaClient, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, c, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
     }

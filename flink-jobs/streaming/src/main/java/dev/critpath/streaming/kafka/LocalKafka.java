@@ -8,10 +8,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -20,6 +23,12 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.security.scram.ScramLoginModule;
 
 /**
  * A real single-node Kafka broker in KRaft mode (broker and controller in one process) on
@@ -29,13 +38,18 @@ import org.apache.kafka.clients.admin.NewTopic;
 public final class LocalKafka implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
+    /** The authenticated listener's mechanism: SCRAM sends no password over the wire, unlike PLAIN. */
+    private static final String SCRAM_MECHANISM = "SCRAM-SHA-256";
+
     private final Process process;
     private final int port;
+    private final int saslPort;
     private final Path dir;
 
-    private LocalKafka(Process process, int port, Path dir) {
+    private LocalKafka(Process process, int port, int saslPort, Path dir) {
         this.process = process;
         this.port = port;
+        this.saslPort = saslPort;
         this.dir = dir;
     }
 
@@ -45,21 +59,42 @@ public final class LocalKafka implements AutoCloseable {
      * @param libDir the broker's jars (flink-jobs/kafka-broker/target/lib)
      */
     public static LocalKafka start(Path libDir, Path dir) throws IOException, InterruptedException {
+        return start(libDir, dir, null, null);
+    }
+
+    /**
+     * The same with a second listener, SASL_PLAINTEXT with SCRAM-SHA-256, that admits {@code user}
+     * with {@code password} only (see {@link #authenticatedBootstrapServers()}). The plain listener
+     * stays, for setting the broker up.
+     */
+    public static LocalKafka startWithScramUser(Path libDir, Path dir, String user, String password) throws IOException, InterruptedException {
+        return start(libDir, dir, user, password);
+    }
+
+    private static LocalKafka start(Path libDir, Path dir, String scramUser, String scramPassword) throws IOException, InterruptedException {
         if (!Files.isDirectory(libDir) || !Files.exists(libDir.resolve(brokerJarName(libDir)))) {
             throw new IOException("the Kafka broker's jars are missing in " + libDir + " (build with: mvn -B package -DskipTests)");
         }
         Files.createDirectories(dir);
         int port = freePort();
         int controllerPort = freePort();
+        int saslPort = scramUser == null ? -1 : freePort();
         Path props = dir.resolve("server.properties");
         Properties p = new Properties();
         p.setProperty("process.roles", "broker,controller");
         p.setProperty("node.id", "1");
         p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        String listeners = "PLAINTEXT://127.0.0.1:" + port + (saslPort > 0 ? ",SASL_PLAINTEXT://127.0.0.1:" + saslPort : "");
+        p.setProperty("listeners", listeners + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.setProperty("advertised.listeners", listeners);
         p.setProperty("controller.listener.names", "CONTROLLER");
-        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT");
+        if (saslPort > 0) {
+            p.setProperty("sasl.enabled.mechanisms", SCRAM_MECHANISM);
+            // the users' credentials are in the cluster's metadata (added below), not in this file
+            p.setProperty("listener.name.sasl_plaintext." + SCRAM_MECHANISM.toLowerCase(Locale.ROOT) + ".sasl.jaas.config",
+                    ScramLoginModule.class.getName() + " required;");
+        }
         p.setProperty("log.dirs", dir.resolve("data").toString());
         p.setProperty("offsets.topic.replication.factor", "1");
         p.setProperty("transaction.state.log.replication.factor", "1");
@@ -83,9 +118,12 @@ public final class LocalKafka implements AutoCloseable {
             throw new IOException("formatting the Kafka log directory failed; see " + dir.resolve("format.log"));
         }
         Process broker = java(libDir, log4j, dir.resolve("broker.out"), "kafka.Kafka", props.toString());
-        LocalKafka kafka = new LocalKafka(broker, port, dir);
+        LocalKafka kafka = new LocalKafka(broker, port, saslPort, dir);
         try {
             kafka.awaitReady();
+            if (scramUser != null) {
+                kafka.addScramUser(scramUser, scramPassword);
+            }
         } catch (IOException | RuntimeException e) {
             kafka.close();
             throw e;
@@ -95,6 +133,32 @@ public final class LocalKafka implements AutoCloseable {
 
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
+    }
+
+    /** The SASL_PLAINTEXT listener of {@link #startWithScramUser}: clients need the settings {@link #writeScramClientConfig} writes. */
+    public String authenticatedBootstrapServers() {
+        if (saslPort < 0) {
+            throw new IllegalStateException("this broker was started without an authenticated listener");
+        }
+        return "127.0.0.1:" + saslPort;
+    }
+
+    /** The client settings for the authenticated listener, as its user writes them in a --kafka-config file. */
+    private static Map<String, String> scramClientSettings(String user, String password) {
+        return Map.of(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, "SASL_PLAINTEXT", SaslConfigs.SASL_MECHANISM, SCRAM_MECHANISM,
+                SaslConfigs.SASL_JAAS_CONFIG, ScramLoginModule.class.getName() + " required username=\"" + user + "\" password=\"" + password + "\";");
+    }
+
+    /** Writes {@link #scramClientSettings} to {@code file}, readable by its owner only, as one keeps such a file. */
+    public static Path writeScramClientConfig(Path file, String user, String password) throws IOException {
+        Properties p = new Properties();
+        p.putAll(scramClientSettings(user, password));
+        Files.deleteIfExists(file);
+        Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try (var w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
+            p.store(w, "critpath: Kafka client settings for the local broker's authenticated listener");
+        }
+        return file;
     }
 
     /** The broker's process, e.g. to read the CPU time it used. */
@@ -121,8 +185,41 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
+    /**
+     * Adds the user through the plain listener, then waits until the authenticated one admits it:
+     * the controller has the credential before the broker's copy of the metadata does.
+     */
+    private void addScramUser(String user, String password) throws IOException, InterruptedException {
+        try (Admin admin = admin(bootstrapServers())) {
+            admin.alterUserScramCredentials(List.of(new UserScramCredentialUpsertion(user,
+                    new ScramCredentialInfo(ScramMechanism.fromMechanismName(SCRAM_MECHANISM), 4096), password))).all().get();
+        } catch (ExecutionException e) {
+            throw new IOException("adding the SCRAM user " + user + ": " + e.getCause().getMessage(), e);
+        }
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        Properties client = new Properties();
+        client.putAll(scramClientSettings(user, password));
+        while (true) {
+            try (Admin admin = admin(authenticatedBootstrapServers(), client)) {
+                admin.describeCluster().nodes().get(10, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("the authenticated listener did not admit " + user + " within " + START_TIMEOUT.toSeconds() + " s: "
+                            + e.getMessage() + "; see " + dir.resolve("broker.log"), e);
+                }
+            }
+            Thread.sleep(200);
+        }
+    }
+
     private static Admin admin(String bootstrapServers) {
+        return admin(bootstrapServers, new Properties());
+    }
+
+    private static Admin admin(String bootstrapServers, Properties client) {
         Properties p = new Properties();
+        p.putAll(client);
         p.setProperty(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.setProperty(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "10000");
         p.setProperty(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "20000");
