@@ -1,8 +1,6 @@
 package dev.critpath.core.analysis;
 
 import dev.critpath.core.event.TcpFlags;
-import dev.critpath.core.screen.Screen;
-import dev.critpath.core.screen.ScreenVerdict;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
 import java.util.ArrayList;
@@ -18,37 +16,25 @@ import java.util.Set;
  */
 public final class Analyzer {
     private final AnalysisConfig cfg;
-    private final Screen screen;
 
-    public Analyzer(AnalysisConfig cfg, Screen screen) {
+    public Analyzer(AnalysisConfig cfg) {
         this.cfg = cfg;
-        this.screen = screen;
     }
 
     public static Analyzer defaults() {
-        return new Analyzer(AnalysisConfig.defaults(), Screen.defaults());
+        return new Analyzer(AnalysisConfig.defaults());
     }
 
     public AnalysisConfig config() {
         return cfg;
     }
 
-    public ConnectionResult analyze(ConnectionTrace trace) {
-        return analyze(trace, -1, -1);
+    public ConnectionAnalysis analyze(ConnectionTrace trace) {
+        return analyze(trace, PathPrior.NONE);
     }
 
-    /**
-     * @param pathOwdC2sUs minimum client-to-server delay known for the network path (e.g. kept by
-     *                     the streaming job across connections), or -1 to use this connection's own
-     * @param pathOwdS2cUs likewise server-to-client
-     */
-    public ConnectionResult analyze(ConnectionTrace trace, long pathOwdC2sUs, long pathOwdS2cUs) {
-        return analyze(trace, pathOwdC2sUs, pathOwdS2cUs, null);
-    }
-
-    /** @param pairClock the sensors' clock offset from earlier connections, used if this one cannot estimate its own; or null */
-    public ConnectionResult analyze(ConnectionTrace trace, long pathOwdC2sUs, long pathOwdS2cUs, ClockHint pairClock) {
-        return analyze(trace, SegmentStart.WHOLE, pathOwdC2sUs, pathOwdS2cUs, pairClock);
+    public ConnectionAnalysis analyze(ConnectionTrace trace, PathPrior prior) {
+        return analyze(trace, SegmentStart.WHOLE, prior);
     }
 
     /**
@@ -56,7 +42,7 @@ public final class Analyzer {
      * connection's handshake restarted just before the segment's packets; times, arcs, exchanges
      * and counts cover only what happened from {@code start.fromUs()} on.
      */
-    public ConnectionResult analyze(ConnectionTrace trace, SegmentStart start, long pathOwdC2sUs, long pathOwdS2cUs, ClockHint pairClock) {
+    public ConnectionAnalysis analyze(ConnectionTrace trace, SegmentStart start, PathPrior prior) {
         SensorView.SeqBases bases = new SensorView.SeqBases(trace);
         List<SensorView> views = new ArrayList<>();
         for (SensorCapture c : trace.captures()) {
@@ -64,7 +50,7 @@ public final class Analyzer {
                 views.add(SensorView.build(c, bases, cfg));
             }
         }
-        Timeline tl = Timeline.build(views, cfg, pairClock, pathOwdC2sUs, pathOwdS2cUs);
+        Timeline tl = Timeline.build(views, cfg, prior);
         SenderSim c2s = new SenderSim(tl.txs, true, cfg, segmentSize(bases.smssC2s, tl, true), bases.wscaleServer, bases.sackPermitted);
         SenderSim s2c = new SenderSim(tl.txs, false, cfg, segmentSize(bases.smssS2c, tl, false), bases.wscaleClient, bases.sackPermitted);
         c2s.run();
@@ -73,8 +59,8 @@ public final class Analyzer {
         s2c.stats.bytes = uniqueBytes(tl, false);
         CriticalPath cp = new CriticalPath(tl);
 
-        long owdC2s = baseline(tl.minOwdC2s, pathOwdC2sUs);
-        long owdS2c = baseline(tl.minOwdS2c, pathOwdS2cUs);
+        long owdC2s = baseline(tl.minOwdC2s, prior.owdC2sUs());
+        long owdS2c = baseline(tl.minOwdS2c, prior.owdS2cUs());
         String uid = start.connUid() != null ? start.connUid() : trace.communityId() + "/" + Long.toHexString(bases.clientBase);
         boolean segment = start.fromUs() > cp.startUs;
         long spanStartUs = segment ? Math.min(start.fromUs(), cp.endUs) : cp.startUs;
@@ -100,7 +86,7 @@ public final class Analyzer {
                 pathPackets.add(a.from() >> 1);
             }
             pathPackets.add(a.to() >> 1);
-            if (pa.kind() == PathArc.Kind.NETWORK && pa.c2s()) {
+            if (pa.kind() == PathArc.Kind.NETWORK && pa.direction() == Direction.C2S) {
                 rounds++;
             }
         }
@@ -115,7 +101,7 @@ public final class Analyzer {
             long from = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
             CategoryTimes within = clip(arcs, from, x.responseLastArr);
             exchangeProfiles.add(new ExchangeProfile(uid, exchangeProfiles.size(), from, x.responseLastArr,
-                    x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == Timeline.Mode.CLIENT_SIDE, x.firstByte(), within));
+                    x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within));
             prevEnd = x.responseLastArr;
         }
         if (segment) {
@@ -126,25 +112,17 @@ public final class Analyzer {
         ConnectionProfile profile = new ConnectionProfile(uid, trace.communityId(), trace.clientAddr(), trace.clientPort(),
                 trace.serverAddr(), trace.serverPort(),
                 tl.clientView != null ? tl.clientView.sensor : null, tl.serverView != null ? tl.serverView.sensor : null,
-                tl.mode.wireName(), spanStartUs, cp.endUs, total,
+                tl.mode, spanStartUs, cp.endUs, total,
                 new ConnectionProfile.PathSummary(pathPackets.size(), rounds, arcs.size(), maxServerArc, handshake(tl),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).firstByteUs(),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).serverThinkUs(),
-                        tl.mode == Timeline.Mode.CLIENT_SIDE, exchangeProfiles.size()),
+                        tl.mode == CaptureMode.CLIENT_SIDE, exchangeProfiles.size()),
                 c2s.stats, s2c.stats,
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clockOffsetUs,
                         tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable, tl.clockOffsetFromPair, tl.clockDriftPpm),
                 quality(tl, views, bases, c2s, s2c, trace.eventsOverCap()),
                 PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE));
-        return new ConnectionResult(profile, exchangeProfiles, arcs, screen(profile));
-    }
-
-    /** The screen's verdict, also written into the profile. */
-    ScreenVerdict screen(ConnectionProfile profile) {
-        ScreenVerdict verdict = screen.evaluate(profile);
-        profile.boring = verdict.boring();
-        profile.screenVerdict = String.join(",", verdict.failedRules());
-        return verdict;
+        return new ConnectionAnalysis(profile, exchangeProfiles, arcs);
     }
 
     /** Column names and types of a profile row, for configuration checks and schema tests. */
@@ -205,16 +183,16 @@ public final class Analyzer {
                 long prop = Math.min(w, base);
                 ct.add(Category.PROPAGATION, prop);
                 // with one sensor, delay above the minimum cannot be told from the remote end's own
-                ct.add(tl.mode == Timeline.Mode.TWO_POINT ? Category.QUEUING : unsplit(tl.mode == Timeline.Mode.SERVER_SIDE), w - prop);
+                ct.add(tl.mode == CaptureMode.TWO_POINT ? Category.QUEUING : unsplit(tl.mode == CaptureMode.SERVER_SIDE ? Endpoint.CLIENT : Endpoint.SERVER), w - prop);
             }
             case HOST -> {
-                boolean atClient = cp.endpointOf(a.to()).equals("client");
-                if (tl.remote(atClient)) {
-                    ct.add(unsplit(atClient), w);
+                Endpoint at = cp.endpointOf(a.to());
+                if (tl.mode.remote(at)) {
+                    ct.add(unsplit(at), w);
                 } else if ((child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && w >= cfg.idleThresholdUs) {
                     ct.add(Category.IDLE, w);
                 } else {
-                    ct.add(atClient ? Category.CLIENT : Category.SERVER, w);
+                    ct.add(at == Endpoint.CLIENT ? Category.CLIENT : Category.SERVER, w);
                 }
             }
             case LOSS -> ct.add(switch (child.lossCause) {
@@ -227,15 +205,17 @@ public final class Analyzer {
         return ct;
     }
 
-    private static Category unsplit(boolean client) {
-        return client ? Category.CLIENT_OR_QUEUING : Category.SERVER_OR_QUEUING;
+    /** With one sensor, the remote end's time cannot be told from queuing on the way to it. */
+    private static Category unsplit(Endpoint remote) {
+        return remote == Endpoint.CLIENT ? Category.CLIENT_OR_QUEUING : Category.SERVER_OR_QUEUING;
     }
 
     private PathArc categorise(int index, CriticalPath.Arc a, CriticalPath cp, Timeline tl, long owdC2s, long owdS2c) {
         CategoryTimes ct = arcTimes(a, cp, tl, owdC2s, owdS2c);
         Tx child = cp.tx(a.to());
-        String endpoint = a.kind() == PathArc.Kind.NETWORK ? (child.c2s() ? "server" : "client") : cp.endpointOf(a.to());
-        return new PathArc(index, a.fromUs(), a.toUs(), a.kind(), largest(ct), ct, endpoint, child.c2s(), TcpFlags.letters(child.p.flags),
+        Direction direction = Direction.of(child.c2s());
+        Endpoint endpoint = a.kind() == PathArc.Kind.NETWORK ? direction.receiver() : cp.endpointOf(a.to());
+        return new PathArc(index, a.fromUs(), a.toUs(), a.kind(), largest(ct), ct, endpoint, direction, TcpFlags.letters(child.p.flags),
                 child.seq(), child.p.len, cp.estimated(a.from()) || cp.estimated(a.to()));
     }
 
@@ -254,7 +234,7 @@ public final class Analyzer {
     /** The part of an arc from {@code fromUs} on: a segment starts inside the wait before its first packet. */
     private static PathArc clippedFrom(PathArc a, long fromUs) {
         CategoryTimes ct = clip(List.of(a), fromUs, a.toUs());
-        return new PathArc(a.index(), fromUs, a.toUs(), a.kind(), largest(ct), ct, a.endpoint(), a.c2s(), a.flags(), a.seq(), a.len(), a.estimated());
+        return new PathArc(a.index(), fromUs, a.toUs(), a.kind(), largest(ct), ct, a.endpoint(), a.direction(), a.flags(), a.seq(), a.len(), a.estimated());
     }
 
     /** Packets of one direction the sender simulation counted that left before {@code us}. */
@@ -394,7 +374,7 @@ public final class Analyzer {
             if (requestFirstDep == Tx.NONE) {
                 return -1;
             }
-            if (tl.mode == Timeline.Mode.CLIENT_SIDE) {
+            if (tl.mode == CaptureMode.CLIENT_SIDE) {
                 return tl.minRttUs < 0 ? -1 : Math.max(0, responseFirstArr - requestLastDep - tl.minRttUs);
             }
             if (requestLastArrAtServer == Tx.NONE || responseFirstDepAtServer == Tx.NONE) {

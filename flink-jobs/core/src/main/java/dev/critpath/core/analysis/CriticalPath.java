@@ -234,11 +234,10 @@ final class CriticalPath {
         }
     }
 
-    /** Endpoint where a node happens: "client" or "server". */
-    String endpointOf(int node) {
+    /** The endpoint where a node happens. */
+    Endpoint endpointOf(int node) {
         Tx t = tx(node);
-        boolean atClient = t.c2s() != isArrival(node);
-        return atClient ? "client" : "server";
+        return t.c2s() != isArrival(node) ? Endpoint.CLIENT : Endpoint.SERVER;
     }
 
     boolean estimated(int node) {

@@ -15,16 +15,7 @@ import java.util.Objects;
  * the minimum one-way delays in both directions), and estimates for times no sensor saw.
  */
 final class Timeline {
-    /** Which sensors the connection was seen by. */
-    enum Mode {
-        TWO_POINT, CLIENT_SIDE, SERVER_SIDE;
-
-        String wireName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
-        }
-    }
-
-    final Mode mode;
+    final CaptureMode mode;
     final List<Tx> txs;
     final SensorView clientView;
     final SensorView serverView;
@@ -50,25 +41,19 @@ final class Timeline {
     int lostBetweenSensorsC2s;
     int lostBetweenSensorsS2c;
 
-    private Timeline(Mode mode, List<Tx> txs, SensorView clientView, SensorView serverView) {
+    private Timeline(CaptureMode mode, List<Tx> txs, SensorView clientView, SensorView serverView) {
         this.mode = mode;
         this.txs = txs;
         this.clientView = clientView;
         this.serverView = serverView;
     }
 
-    /** True when this endpoint's own events are estimates (single-sensor mode, remote end). */
-    boolean remote(boolean clientEndpoint) {
-        return (mode == Mode.SERVER_SIDE && clientEndpoint) || (mode == Mode.CLIENT_SIDE && !clientEndpoint);
-    }
-
     /**
-     * @param pairClock   the sensors' offset from earlier connections, or null
-     * @param pathOwdC2s  the path's minimum client-to-server delay from earlier connections, or -1:
-     *                    stands in when no packet of that direction was seen by both sensors
-     * @param pathOwdS2c  likewise server to client
+     * @param prior what earlier connections on the path knew: its clock offset stands in when this
+     *              connection cannot tell its own, its one-way delays when no packet of a direction
+     *              was seen by both sensors
      */
-    static Timeline build(List<SensorView> views, AnalysisConfig cfg, ClockHint pairClock, long pathOwdC2s, long pathOwdS2c) {
+    static Timeline build(List<SensorView> views, AnalysisConfig cfg, PathPrior prior) {
         if (views.isEmpty()) {
             throw new IllegalArgumentException("a connection needs packets from at least one sensor");
         }
@@ -78,7 +63,7 @@ final class Timeline {
         }
         SensorView client = views.get(0).role == SensorRole.CLIENT ? views.get(0) : views.get(1);
         SensorView server = client == views.get(0) ? views.get(1) : views.get(0);
-        return twoPoint(client, server, pairClock, pathOwdC2s, pathOwdS2c);
+        return twoPoint(client, server, prior);
     }
 
     // ---------------------------------------------------------------- sensor roles
@@ -168,7 +153,7 @@ final class Timeline {
             }
             txs.add(t);
         }
-        Timeline tl = new Timeline(atClient ? Mode.CLIENT_SIDE : Mode.SERVER_SIDE, txs,
+        Timeline tl = new Timeline(atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, txs,
                 atClient ? v : null, atClient ? null : v);
         tl.minRttUs = minRtt == Long.MAX_VALUE ? -1 : minRtt;
         tl.minOwdC2s = half;
@@ -184,21 +169,21 @@ final class Timeline {
 
     // ---------------------------------------------------------------- two sensors
 
-    private static Timeline twoPoint(SensorView client, SensorView server, ClockHint pairClock, long pathOwdC2s, long pathOwdS2c) {
+    private static Timeline twoPoint(SensorView client, SensorView server, PathPrior prior) {
         List<Tx> txs = new ArrayList<>(client.pkts.size() + server.pkts.size());
         Matching c2s = Matching.match(client.pkts, server.pkts, true);
         Matching s2c = Matching.match(server.pkts, client.pkts, false);
         // offset from strong matches only: a wrong weak match could fake a small delay
         long minCs = c2s.minDelay();
         long minSc = s2c.minDelay();
-        Timeline tl = new Timeline(Mode.TWO_POINT, txs, client, server);
+        Timeline tl = new Timeline(CaptureMode.TWO_POINT, txs, client, server);
         if (minCs != Long.MAX_VALUE && minSc != Long.MAX_VALUE) {
             tl.clockOffsetUs = Math.floorDiv(minCs - minSc, 2);
             tl.clockOffsetUncertaintyUs = Math.floorDiv(minCs + minSc + 1, 2);
             tl.fitDrift(c2s, s2c);
-        } else if (pairClock != null) {
-            tl.clockOffsetUs = pairClock.offsetUs();
-            tl.clockOffsetUncertaintyUs = pairClock.uncertaintyUs();
+        } else if (prior.clock() != null) {
+            tl.clockOffsetUs = prior.clock().offsetUs();
+            tl.clockOffsetUncertaintyUs = prior.clock().uncertaintyUs();
             tl.clockOffsetReliable = false;
             tl.clockOffsetFromPair = true;
         } else if (minCs != Long.MAX_VALUE) {
@@ -214,8 +199,8 @@ final class Timeline {
         s2c.weakMatch(tl::serverToClient, true);
         c2s.emit(txs, t -> t, tl::serverToClient);
         s2c.emit(txs, tl::serverToClient, t -> t);
-        tl.minOwdC2s = orElse(minObservedOwd(txs, true), pathOwdC2s);
-        tl.minOwdS2c = orElse(minObservedOwd(txs, false), pathOwdS2c);
+        tl.minOwdC2s = orElse(minObservedOwd(txs, true), prior.owdC2sUs());
+        tl.minOwdS2c = orElse(minObservedOwd(txs, false), prior.owdS2cUs());
         tl.minRttUs = tl.minOwdC2s >= 0 && tl.minOwdS2c >= 0 ? tl.minOwdC2s + tl.minOwdS2c : -1;
         tl.fillGaps();
         tl.finish();
