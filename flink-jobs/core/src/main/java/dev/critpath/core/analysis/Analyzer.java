@@ -1,5 +1,7 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.clean.SensorView;
+import dev.critpath.core.analysis.clean.SequenceSpace;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
@@ -43,11 +45,11 @@ public final class Analyzer {
      * and counts cover only what happened from {@code start.fromUs()} on.
      */
     public ConnectionAnalysis analyze(ConnectionTrace trace, SegmentStart start, PathPrior prior) {
-        SensorView.SeqBases bases = new SensorView.SeqBases(trace);
+        SequenceSpace bases = new SequenceSpace(trace);
         List<SensorView> views = new ArrayList<>();
         for (SensorCapture c : trace.captures()) {
             if (!c.packets().isEmpty()) {
-                views.add(SensorView.build(c, bases, cfg));
+                views.add(SensorView.clean(c, bases, cfg));
             }
         }
         Timeline tl = Timeline.build(views, cfg, prior);
@@ -289,7 +291,7 @@ public final class Analyzer {
         return syn == Tx.NONE || synAck == Tx.NONE ? -1 : synAck - syn;
     }
 
-    private static ConnectionProfile.Quality quality(Timeline tl, List<SensorView> views, SensorView.SeqBases bases, SenderSim c2s, SenderSim s2c,
+    private static ConnectionProfile.Quality quality(Timeline tl, List<SensorView> views, SequenceSpace bases, SenderSim c2s, SenderSim s2c,
             long eventsOverCap) {
         int dups = 0;
         int supers = 0;

@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.clean.Packet;
 import java.util.List;
 
 /**
@@ -19,17 +20,17 @@ final class PieBaseline {
         Long server = tl.serverView == null ? null : sumGapsBefore(tl.serverView.frames, false, fromAtServer);
         Long network = null;
         if (client != null && server != null && !tl.clientView.frames.isEmpty()) {
-            List<Pkt> f = tl.clientView.frames;
+            List<Packet> f = tl.clientView.frames;
             network = f.get(f.size() - 1).ts - Math.max(f.get(0).ts, fromUs) - client - server;
         }
         return new ConnectionProfile.Pie(client, server, network);
     }
 
     /** Sum of DeltaT (time since the previous frame, or since fromUs) over frames sent by the given side from fromUs on. */
-    private static long sumGapsBefore(List<Pkt> frames, boolean fromClient, long fromUs) {
+    private static long sumGapsBefore(List<Packet> frames, boolean fromClient, long fromUs) {
         long sum = 0;
         for (int i = 1; i < frames.size(); i++) {
-            Pkt p = frames.get(i);
+            Packet p = frames.get(i);
             if (p.c2s == fromClient && p.ts >= fromUs) {
                 sum += p.ts - Math.max(frames.get(i - 1).ts, fromUs);
             }

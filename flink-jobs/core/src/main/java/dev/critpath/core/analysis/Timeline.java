@@ -1,6 +1,7 @@
 package dev.critpath.core.analysis;
 
-import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.analysis.clean.Packet;
+import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -57,89 +58,23 @@ final class Timeline {
         if (views.isEmpty()) {
             throw new IllegalArgumentException("a connection needs packets from at least one sensor");
         }
-        assignRoles(views, cfg);
-        if (views.size() == 1) {
-            return singleSensor(views.get(0));
-        }
-        SensorView client = views.get(0).role == SensorRole.CLIENT ? views.get(0) : views.get(1);
-        SensorView server = client == views.get(0) ? views.get(1) : views.get(0);
-        return twoPoint(client, server, prior);
-    }
-
-    // ---------------------------------------------------------------- sensor roles
-
-    private static void assignRoles(List<SensorView> views, AnalysisConfig cfg) {
         if (views.size() > 2) {
             throw new IllegalArgumentException("a connection seen by " + views.size() + " sensors; at most two (client and server side) are supported");
         }
-        SensorRole[] hints = new SensorRole[views.size()];
-        for (int i = 0; i < views.size(); i++) {
-            SensorView v = views.get(i);
-            SensorRole h = cfg.sensorRoles.getOrDefault(v.sensor, v.hint);
-            hints[i] = h == null ? SensorRole.UNKNOWN : h;
-        }
         if (views.size() == 1) {
-            SensorView v = views.get(0);
-            v.role = hints[0] != SensorRole.UNKNOWN ? hints[0] : nearClientScore(v) < 0 ? SensorRole.CLIENT : SensorRole.SERVER;
-            return;
+            return singleSensor(views.get(0), SensorRoles.isClientSide(views.get(0), cfg));
         }
-        SensorView a = views.get(0);
-        SensorView b = views.get(1);
-        boolean aClient;
-        if (hints[0] != SensorRole.UNKNOWN && hints[0] != hints[1]) {
-            aClient = hints[0] == SensorRole.CLIENT;
-        } else if (hints[1] != SensorRole.UNKNOWN && hints[0] == SensorRole.UNKNOWN) {
-            aClient = hints[1] == SensorRole.SERVER;
-        } else {
-            aClient = nearClientScore(a) <= nearClientScore(b);
-        }
-        a.role = aClient ? SensorRole.CLIENT : SensorRole.SERVER;
-        b.role = aClient ? SensorRole.SERVER : SensorRole.CLIENT;
-    }
-
-    /**
-     * Negative near the client: the client's turnaround (server packet -> client packet acking it)
-     * is short there and the server's long, and the other way round near the server.
-     */
-    private static double nearClientScore(SensorView v) {
-        long clientTurn = minTurnaround(v.pkts, false);
-        long serverTurn = minTurnaround(v.pkts, true);
-        if (clientTurn == Long.MAX_VALUE || serverTurn == Long.MAX_VALUE) {
-            return 0;
-        }
-        return clientTurn - (double) serverTurn;
-    }
-
-    /** Minimum time from a packet of direction fromC2s to the first reply acknowledging it. */
-    private static long minTurnaround(List<Pkt> pkts, boolean fromC2s) {
-        ArrayDeque<Pkt> pending = new ArrayDeque<>();
-        long best = Long.MAX_VALUE;
-        for (Pkt p : pkts) {
-            if (p.c2s == fromC2s) {
-                if (p.carriesSeqSpace()) {
-                    pending.addLast(p);
-                }
-            } else if (p.has(TcpFlags.ACK)) {
-                Pkt latest = null;
-                while (!pending.isEmpty() && pending.peekFirst().end() <= p.ack) {
-                    latest = pending.pollFirst();
-                }
-                if (latest != null) {
-                    best = Math.min(best, p.ts - latest.ts);
-                }
-            }
-        }
-        return best;
+        boolean firstIsClient = SensorRoles.firstIsClientSide(views.get(0), views.get(1), cfg);
+        return twoPoint(views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior);
     }
 
     // ---------------------------------------------------------------- single sensor
 
-    private static Timeline singleSensor(SensorView v) {
-        boolean atClient = v.role == SensorRole.CLIENT;
-        long minRtt = minRoundTrip(v.pkts, atClient);
+    private static Timeline singleSensor(SensorView v, boolean atClient) {
+        long minRtt = SensorRoles.minTurnaround(v.pkts, atClient);
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
         List<Tx> txs = new ArrayList<>(v.pkts.size());
-        for (Pkt p : v.pkts) {
+        for (Packet p : v.pkts) {
             Tx t = new Tx(txs.size(), p);
             boolean leavesHere = p.c2s == atClient;
             if (leavesHere) {
@@ -160,11 +95,6 @@ final class Timeline {
         tl.minOwdS2c = half;
         tl.finish();
         return tl;
-    }
-
-    /** Minimum time from a locally sent packet to the first local arrival acknowledging it. */
-    private static long minRoundTrip(List<Pkt> pkts, boolean atClient) {
-        return minTurnaround(pkts, atClient);
     }
 
     // ---------------------------------------------------------------- two sensors
@@ -387,19 +317,19 @@ final class Timeline {
 
     /** Pairs one direction's departures (sender-side sensor) with its arrivals (receiver-side sensor). */
     private static final class Matching {
-        final List<Pkt> deps = new ArrayList<>();
-        final List<Pkt> arrs = new ArrayList<>();
+        final List<Packet> deps = new ArrayList<>();
+        final List<Packet> arrs = new ArrayList<>();
         final int[] depToArr;
         final int[] arrToDep;
         final boolean[] strong;
 
-        private Matching(List<Pkt> senderSide, List<Pkt> receiverSide, boolean c2s) {
-            for (Pkt p : senderSide) {
+        private Matching(List<Packet> senderSide, List<Packet> receiverSide, boolean c2s) {
+            for (Packet p : senderSide) {
                 if (p.c2s == c2s) {
                     deps.add(p);
                 }
             }
-            for (Pkt p : receiverSide) {
+            for (Packet p : receiverSide) {
                 if (p.c2s == c2s) {
                     arrs.add(p);
                 }
@@ -411,7 +341,7 @@ final class Timeline {
             java.util.Arrays.fill(arrToDep, -1);
         }
 
-        static Matching match(List<Pkt> senderSide, List<Pkt> receiverSide, boolean c2s) {
+        static Matching match(List<Packet> senderSide, List<Packet> receiverSide, boolean c2s) {
             Matching m = new Matching(senderSide, receiverSide, c2s);
             Map<StrongKey, ArrayDeque<Integer>> byKey = new HashMap<>();
             for (int i = 0; i < m.deps.size(); i++) {
@@ -516,7 +446,7 @@ final class Timeline {
 
     /** Fields a packet keeps from one sensor to the other, including its IP id and timestamp. */
     private record StrongKey(long seq, int len, int ctl, long ack, int ipId, long tsval) {
-        StrongKey(Pkt p) {
+        StrongKey(Packet p) {
             this(p.seq, p.len, p.flags & (TcpFlags.SYN | TcpFlags.FIN | TcpFlags.RST), p.ack, p.ipId, p.tsval);
         }
 
@@ -527,7 +457,7 @@ final class Timeline {
     }
 
     private record WeakKey(long seq, int len, int ctl, long ackIfPure) {
-        WeakKey(Pkt p) {
+        WeakKey(Packet p) {
             // pure ACKs are told apart by what they acknowledge, data by its bytes; a SYN by its
             // sequence number alone, as anonymisers have been seen to rewrite its IP length
             this(p.seq, p.has(TcpFlags.SYN) ? -1 : p.len, p.flags & (TcpFlags.SYN | TcpFlags.FIN | TcpFlags.RST),

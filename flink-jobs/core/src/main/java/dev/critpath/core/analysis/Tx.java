@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
 
 /**
@@ -11,7 +12,7 @@ final class Tx {
     static final long NONE = Long.MIN_VALUE;
 
     int idx;
-    final Pkt p;
+    final Packet p;
     /** Departure from the sender and arrival at the receiver, µs on the client timeline, or NONE. */
     long dep = NONE;
     long arr = NONE;
@@ -36,7 +37,7 @@ final class Tx {
     /** First arrival of these bytes at the receiver (as opposed to a duplicate). */
     boolean newAtReceiver;
 
-    Tx(int idx, Pkt p) {
+    Tx(int idx, Packet p) {
         this.idx = idx;
         this.p = p;
     }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.analysis.clean.SensorView;
+import dev.critpath.core.analysis.clean.SequenceSpace;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.HandTrace;
@@ -226,8 +228,8 @@ class HandTraceAnalysisTest {
 
     /** Runs the forward pass only, to look at liberators. */
     private static Timeline forwardPass(ConnectionTrace t, AnalysisConfig cfg) {
-        SensorView.SeqBases b = new SensorView.SeqBases(t);
-        List<SensorView> views = t.captures().stream().map(c -> SensorView.build(c, b, cfg)).toList();
+        SequenceSpace b = new SequenceSpace(t);
+        List<SensorView> views = t.captures().stream().map(c -> SensorView.clean(c, b, cfg)).toList();
         Timeline tl = Timeline.build(new java.util.ArrayList<>(views), cfg, PathPrior.NONE);
         new SenderSim(tl.txs, true, cfg, 1000, b.wscaleServer, b.sackPermitted).run();
         new SenderSim(tl.txs, false, cfg, 1000, b.wscaleClient, b.sackPermitted).run();
