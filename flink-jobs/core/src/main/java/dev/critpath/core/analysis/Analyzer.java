@@ -1,5 +1,7 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.analysis.clean.SequenceSpace;
 import dev.critpath.core.event.TcpFlags;
@@ -52,7 +54,7 @@ public final class Analyzer {
                 views.add(SensorView.clean(c, bases, cfg));
             }
         }
-        Timeline tl = Timeline.build(views, cfg, prior);
+        Timeline tl = Timeline.align(views, cfg, prior);
         SenderSim c2s = new SenderSim(tl.txs, true, cfg, segmentSize(bases.smssC2s, tl, true), bases.wscaleServer, bases.sackPermitted);
         SenderSim s2c = new SenderSim(tl.txs, false, cfg, segmentSize(bases.smssS2c, tl, false), bases.wscaleClient, bases.sackPermitted);
         c2s.run();
@@ -120,8 +122,8 @@ public final class Analyzer {
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).serverThinkUs(),
                         tl.mode == CaptureMode.CLIENT_SIDE, exchangeProfiles.size()),
                 c2s.stats, s2c.stats,
-                new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clockOffsetUs,
-                        tl.clockOffsetUncertaintyUs, tl.clockOffsetReliable, tl.clockOffsetFromPair, tl.clockDriftPpm),
+                new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clock.offsetUs(),
+                        tl.clock.uncertaintyUs(), tl.clock.reliable(), tl.clock.fromPair(), tl.clock.driftPpm()),
                 quality(tl, views, bases, c2s, s2c, trace.eventsOverCap()),
                 PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE));
         return new ConnectionAnalysis(profile, exchangeProfiles, arcs);
@@ -303,7 +305,7 @@ public final class Analyzer {
         }
         boolean closed = tl.txs.stream().anyMatch(t -> t.has(TcpFlags.FIN) || t.has(TcpFlags.RST));
         return new ConnectionProfile.Quality(c2s.stats.outOfWindow + s2c.stats.outOfWindow, tl.captureGaps,
-                tl.lostBetweenSensorsC2s + tl.lostBetweenSensorsS2c, dups, supers, reordered, !bases.clientSynSeen, closed, eventsOverCap);
+                tl.lostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed, eventsOverCap);
     }
 
     /** Request/response exchanges as the client saw them: a run of client data, then the server's. */

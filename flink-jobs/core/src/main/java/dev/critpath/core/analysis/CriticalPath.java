@@ -1,5 +1,7 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.clean.Packet;
 import java.util.List;
 
@@ -15,7 +16,7 @@ final class PieBaseline {
 
     /** @param fromUs client-timeline time before which frames only bound the first gap (segments), or Long.MIN_VALUE */
     static ConnectionProfile.Pie of(Timeline tl, long fromUs) {
-        long fromAtServer = fromUs == Long.MIN_VALUE || tl.mode != CaptureMode.TWO_POINT ? fromUs : fromUs + tl.clockOffsetUs;
+        long fromAtServer = fromUs == Long.MIN_VALUE || tl.mode != CaptureMode.TWO_POINT ? fromUs : fromUs + tl.clock.offsetUs();
         Long client = tl.clientView == null ? null : sumGapsBefore(tl.clientView.frames, true, fromUs);
         Long server = tl.serverView == null ? null : sumGapsBefore(tl.serverView.frames, false, fromAtServer);
         Long network = null;

@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

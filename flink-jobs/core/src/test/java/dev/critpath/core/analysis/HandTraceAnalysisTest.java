@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.analysis.clean.SequenceSpace;
 import dev.critpath.core.screen.ConnectionResult;
@@ -230,7 +232,7 @@ class HandTraceAnalysisTest {
     private static Timeline forwardPass(ConnectionTrace t, AnalysisConfig cfg) {
         SequenceSpace b = new SequenceSpace(t);
         List<SensorView> views = t.captures().stream().map(c -> SensorView.clean(c, b, cfg)).toList();
-        Timeline tl = Timeline.build(new java.util.ArrayList<>(views), cfg, PathPrior.NONE);
+        Timeline tl = Timeline.align(new java.util.ArrayList<>(views), cfg, PathPrior.NONE);
         new SenderSim(tl.txs, true, cfg, 1000, b.wscaleServer, b.sackPermitted).run();
         new SenderSim(tl.txs, false, cfg, 1000, b.wscaleClient, b.sackPermitted).run();
         return tl;

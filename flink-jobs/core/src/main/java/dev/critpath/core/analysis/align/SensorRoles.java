@@ -1,5 +1,6 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.align;
 
+import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.event.SensorRole;
