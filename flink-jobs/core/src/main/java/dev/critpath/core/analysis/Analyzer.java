@@ -4,6 +4,8 @@ import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.analysis.clean.SequenceSpace;
+import dev.critpath.core.analysis.path.CriticalPath;
+import dev.critpath.core.analysis.sender.SenderSim;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
@@ -68,12 +70,12 @@ public final class Analyzer {
         String uid = start.connUid() != null ? start.connUid() : trace.communityId() + "/" + Long.toHexString(bases.clientBase);
         boolean segment = start.fromUs() > cp.startUs;
         long spanStartUs = segment ? Math.min(start.fromUs(), cp.endUs) : cp.startUs;
-        List<PathArc> arcs = new ArrayList<>(cp.arcs.size());
+        List<PathArc> arcs = new ArrayList<>(cp.arcs().size());
         CategoryTimes total = new CategoryTimes();
         long maxServerArc = 0;
         Set<Integer> pathPackets = new HashSet<>();
         int rounds = 0;
-        for (CriticalPath.Arc a : cp.arcs) {
+        for (CriticalPath.Arc a : cp.arcs()) {
             if (segment && a.toUs() <= spanStartUs) {
                 continue; // an earlier segment's, or the restarted handshake
             }

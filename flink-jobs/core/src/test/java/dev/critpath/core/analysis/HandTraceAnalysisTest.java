@@ -8,6 +8,7 @@ import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.analysis.clean.SequenceSpace;
+import dev.critpath.core.analysis.sender.SenderSim;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.HandTrace;

@@ -1,5 +1,9 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.sender;
 
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
@@ -16,7 +20,7 @@ import java.util.List;
  * Data sent beyond the simulated window (CUBIC, hidden timeouts, PRR timing) re-synchronises
  * the window to the observed flight and is counted, never fatal.
  */
-final class SenderSim {
+public final class SenderSim {
     private static final int SCAN_LIMIT = 512;
     private static final long NONE = Long.MIN_VALUE;
 
@@ -27,7 +31,7 @@ final class SenderSim {
     /** Shift the receiver applies to its advertised windows (its SYN's window scale); -1 unknown. */
     private final int rcvWscale;
     private final boolean sack;
-    final DirectionStats stats = new DirectionStats();
+    public final DirectionStats stats = new DirectionStats();
 
     // sequence state
     private boolean established;
@@ -111,7 +115,7 @@ final class SenderSim {
         }
     }
 
-    SenderSim(List<Tx> txs, boolean c2s, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack) {
+    public SenderSim(List<Tx> txs, boolean c2s, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack) {
         this.txs = txs;
         this.c2s = c2s;
         this.cfg = cfg;
@@ -122,7 +126,7 @@ final class SenderSim {
         this.ssthresh = cfg.initialSsthresh;
     }
 
-    void run() {
+    public void run() {
         List<Tx> sends = new ArrayList<>();
         List<Tx> acks = new ArrayList<>();
         for (Tx t : txs) {
