@@ -48,7 +48,7 @@ public final class ConnectionProfile implements Serializable {
     public record Pie(Long clientUs, Long serverUs, Long networkUs) implements Serializable {
     }
 
-    ConnectionProfile(String connUid, String communityId, String clientAddr, int clientPort, String serverAddr, int serverPort,
+    public ConnectionProfile(String connUid, String communityId, String clientAddr, int clientPort, String serverAddr, int serverPort,
                       String clientSensor, String serverSensor, CaptureMode mode, long startUs, long endUs, CategoryTimes times,
                       PathSummary path, DirectionStats c2s, DirectionStats s2c, Timing timing, Quality quality, Pie pie) {
         this.connUid = connUid;

@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.profile.ArcCategories;
 import dev.critpath.core.trace.ConnectionSegments;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.io.ByteArrayInputStream;
@@ -55,7 +56,7 @@ public final class SegmentedConnection implements Serializable {
             ready.add(found.get(i).numbered(exchangesOut++));
         }
         held = found.isEmpty() ? null : found.get(found.size() - 1);
-        afterHeld = held == null ? null : Analyzer.clip(r.arcs(), held.endUs(), r.profile().endUs);
+        afterHeld = held == null ? null : ArcCategories.clip(r.arcs(), held.endUs(), r.profile().endUs);
         sofar = sofar == null ? r.profile() : sofar.followedBy(r.profile(), continues);
         arcs += r.arcs().size();
         return new ConnectionAnalysis(r.profile(), ready, r.arcs());

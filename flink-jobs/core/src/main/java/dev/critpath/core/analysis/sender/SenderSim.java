@@ -152,6 +152,43 @@ public final class SenderSim {
         finishAccounting(end);
         stats.srttUs = srtt;
         stats.minRttUs = minRtt;
+        stats.bytes = uniqueBytes(txs, c2s);
+    }
+
+    /** Payload bytes in the union of sequence ranges seen in one direction (tcptrace's "unique bytes"). */
+    private static long uniqueBytes(List<Tx> txs, boolean c2s) {
+        List<long[]> ranges = new ArrayList<>();
+        for (Tx t : txs) {
+            if (t.c2s() == c2s && t.p.len > 0) {
+                long first = t.seq() + (t.has(TcpFlags.SYN) ? 1 : 0); // a SYN's data follows its own sequence number
+                ranges.add(new long[] {first, first + t.p.len});
+            }
+        }
+        InOrder.sortBy(ranges, r -> r[0]);
+        long total = 0;
+        long coveredTo = Long.MIN_VALUE;
+        for (long[] r : ranges) {
+            long from = Math.max(r[0], coveredTo);
+            if (r[1] > from) {
+                total += r[1] - from;
+            }
+            coveredTo = Math.max(coveredTo, r[1]);
+        }
+        return total;
+    }
+
+    /** The sender's segment size: MSS option minus timestamps, else the largest segment seen. */
+    public static int segmentSize(int fromOptions, List<Tx> txs, boolean c2s) {
+        if (fromOptions > 0) {
+            return fromOptions;
+        }
+        int max = 0;
+        for (Tx t : txs) {
+            if (t.c2s() == c2s && !t.p.offloadPiece) {
+                max = Math.max(max, t.p.len);
+            }
+        }
+        return max > 0 ? max : 1460;
     }
 
     // ------------------------------------------------------------------ ACK arrivals

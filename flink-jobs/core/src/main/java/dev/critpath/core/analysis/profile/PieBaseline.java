@@ -1,5 +1,7 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.profile;
 
+import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.clean.Packet;
 import java.util.List;
