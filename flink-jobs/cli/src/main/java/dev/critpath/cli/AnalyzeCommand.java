@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.event.InvalidEventException;
 import dev.critpath.core.event.JsonLines;
 import dev.critpath.core.event.PacketEvent;
@@ -123,7 +123,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             err.println("critpath analyze: no TCP connections in the input");
             return 2;
         }
-        Analyzer analyzer = new Analyzer(config(), screen());
+        Analyzer analyzer = new Analyzer(config());
+        Screen screen = screen();
         List<ConnectionResult> results = new ArrayList<>();
         int failures = 0;
         int halfOpen = 0;
@@ -134,7 +135,7 @@ final class AnalyzeCommand implements Callable<Integer> {
                 continue;
             }
             try {
-                results.add(analyzer.analyze(t));
+                results.add(screen.apply(analyzer.analyze(t)));
             } catch (RuntimeException | StackOverflowError e) { // over the work budget, or an engine bug on an odd trace
                 failures++;
                 err.println("critpath analyze: connection " + t.addresses() + " could not be analysed: " + e);
@@ -237,7 +238,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
         try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
             for (ConnectionResult r : results) {
-                Map<String, Object> o = new LinkedHashMap<>(r.profile().columns());
+                Map<String, Object> o = new LinkedHashMap<>(r.profileColumns());
                 o.put("exchanges", r.exchanges().stream().map(x -> x.columns()).toList());
                 o.put("screen", r.verdict().columns());
                 if (arcs) {

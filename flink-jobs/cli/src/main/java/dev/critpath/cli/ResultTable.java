@@ -2,8 +2,9 @@ package dev.critpath.cli;
 
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.ConnectionProfile;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.screen.ConnectionResult;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -55,7 +56,7 @@ final class ResultTable {
         for (ConnectionResult r : shown) {
             ConnectionProfile p = r.profile();
             String conn = p.clientAddr + ":" + p.clientPort + " > " + p.serverAddr + ":" + p.serverPort;
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-4d %-46s %-11s %8.1f ms", ++n, conn, p.mode.replace('_', '-'), p.durationUs() / 1000.0));
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-4d %-46s %-11s %8.1f ms", ++n, conn, p.mode.key().replace('_', '-'), p.durationUs() / 1000.0));
             for (Category c : cols) {
                 long us = p.times.get(c);
                 row.append(String.format(Locale.ROOT, " %16s", us == 0 ? "-" : String.format(Locale.ROOT, "%.1f (%.0f%%)", us / 1000.0, 100.0 * us / Math.max(1, p.durationUs()))));
@@ -79,8 +80,8 @@ final class ResultTable {
         long t0 = r.profile().startUs;
         for (PathArc a : r.arcs()) {
             out.printf(Locale.ROOT, "       %9.3f ms %-8s %-7s %-20s %9.3f ms  %s %s seq %d len %d%s%n",
-                    (a.fromUs() - t0) / 1000.0, a.kind().key(), a.endpoint(), a.category().key(), a.durationUs() / 1000.0,
-                    a.c2s() ? "C>S" : "S>C", a.flags(), a.seq(), a.len(), a.estimated() ? " (estimated)" : "");
+                    (a.fromUs() - t0) / 1000.0, a.kind().key(), a.endpoint().key(), a.category().key(), a.durationUs() / 1000.0,
+                    a.direction() == Direction.C2S ? "C>S" : "S>C", a.flags(), a.seq(), a.len(), a.estimated() ? " (estimated)" : "");
         }
     }
 }

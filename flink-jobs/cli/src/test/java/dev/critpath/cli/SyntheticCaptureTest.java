@@ -3,10 +3,11 @@ package dev.critpath.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.event.IpText;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
@@ -52,7 +53,7 @@ class SyntheticCaptureTest {
         }
         List<ConnectionResult> out = new ArrayList<>();
         for (ConnectionTrace t : as.connections()) {
-            out.add(Analyzer.defaults().analyze(t));
+            out.add(Screen.defaults().apply(Analyzer.defaults().analyze(t)));
         }
         return out;
     }

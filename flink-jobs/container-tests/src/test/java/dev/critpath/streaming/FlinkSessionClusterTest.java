@@ -3,8 +3,6 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.AnalysisConfig;
-import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.Repo;
@@ -78,7 +76,7 @@ class FlinkSessionClusterTest {
                 // the core's rows with the built-in screen rules only: the jar has no test plugin rule
                 Properties builtIn = new Properties();
                 builtIn.setProperty("rules", String.join(",", Screen.DEFAULT_RULES));
-                var expected = LabReplay.expectedRows(events, new Analyzer(AnalysisConfig.defaults(), Screen.fromProperties(builtIn, null)));
+                var expected = LabReplay.expectedRows(events, Screen.fromProperties(builtIn, null));
                 LabReplay.awaitProfiles(warehouse, expected.get(WarehouseTable.PROFILES).size(), Duration.ofMinutes(3),
                         () -> "TaskManager log ends:\n" + tail(taskmanager.getLogs()));
                 Thread.sleep(3000); // a few more checkpoints: a row committed twice would show now

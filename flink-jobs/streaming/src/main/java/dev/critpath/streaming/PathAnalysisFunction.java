@@ -2,11 +2,14 @@ package dev.critpath.streaming;
 
 import dev.critpath.core.analysis.AnalysisBudgetExceededException;
 import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.ClockHint;
 import dev.critpath.core.analysis.ConnectionProfile;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.SegmentedConnection;
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.screen.Screen;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.warehouse.AvroRows;
@@ -24,8 +27,8 @@ import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.StateTtlConfig;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.metrics.Counter;
@@ -48,6 +51,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     static final Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> SIDE_TABLES = sideTables();
 
     private transient Analyzer analyzer;
+    private transient Screen screen;
     /** A segment's rows; the whole connection's profile and verdict (and its last exchange) come with the last. */
     private static final WarehouseTable[] SEGMENT_TABLES = {WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH};
     private static final WarehouseTable[] FINISH_TABLES = {WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.SCREENING};
@@ -71,15 +75,15 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
         void learn(ConnectionProfile p) {
             owdC2sUs = smaller(owdC2sUs, p.timing.minOwdC2sUs());
             owdS2cUs = smaller(owdS2cUs, p.timing.minOwdS2cUs());
-            if ("two_point".equals(p.mode) && p.timing.clockOffsetReliable()) { // the latest: clocks drift
+            if (p.mode == CaptureMode.TWO_POINT && p.timing.clockOffsetReliable()) { // the latest: clocks drift
                 offsetKnown = true;
                 offsetUs = p.timing.clockOffsetUs();
                 offsetUncertaintyUs = p.timing.clockOffsetUncertaintyUs();
             }
         }
 
-        ClockHint clock() {
-            return offsetKnown ? new ClockHint(offsetUs, offsetUncertaintyUs) : null;
+        PathPrior prior() {
+            return new PathPrior(owdC2sUs, owdS2cUs, offsetKnown ? new ClockHint(offsetUs, offsetUncertaintyUs) : null);
         }
 
         private static long smaller(long known, long seen) {
@@ -93,6 +97,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     @Override
     public void open(OpenContext ctx) {
         analyzer = Analyzer.defaults();
+        screen = Screen.defaults();
         known = getRuntimeContext().getState(new ValueStateDescriptor<>("path", TypeInformation.of(PathState.class)));
         MapStateDescriptor<String, byte[]> open = new MapStateDescriptor<>("segmented", Types.STRING, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO);
         open.enableTimeToLive(StateTtlConfig.newBuilder(Duration.ofDays(7)).cleanupFullSnapshot().disableCleanupInBackground().build()); // behind the stage-1 timers
@@ -108,8 +113,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
         PathState path = stored != null ? stored : new PathState();
         if (c.whole()) {
             for (ConnectionTrace trace : traces(c)) {
-                ConnectionResult r = analyse(c, trace, ctx, () -> analyzer.analyze(trace.withEventsOverCap(c.eventsOverCap),
-                        path.owdC2sUs, path.owdS2cUs, path.clock()));
+                ConnectionResult r = analyse(c, trace, ctx, () -> screen.apply(analyzer.analyze(trace.withEventsOverCap(c.eventsOverCap), path.prior())));
                 if (r != null) {
                     path.learn(r.profile());
                     analysed.inc();
@@ -127,8 +131,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
         byte[] kept = c.segment == 0 ? null : segmented.get(c.flow);
         SegmentedConnection conn = kept == null ? new SegmentedConnection() : SegmentedConnection.fromBytes(kept);
         for (ConnectionTrace trace : traces(c)) {
-            ConnectionResult r = analyse(c, trace, ctx, () -> conn.add(analyzer, trace.withEventsOverCap(c.eventsOverCap),
-                    path.owdC2sUs, path.owdS2cUs, path.clock()));
+            ConnectionResult r = analyse(c, trace, ctx, () -> screen.apply(conn.add(analyzer, trace.withEventsOverCap(c.eventsOverCap), path.prior())));
             if (r != null) {
                 path.learn(r.profile());
                 write(r, SEGMENT_TABLES, Partition.of(r.profile().startUs).path(), ctx, out);
@@ -140,7 +143,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
         }
         segmented.remove(c.flow);
         if (!conn.isEmpty()) {
-            ConnectionResult whole = conn.finish(analyzer);
+            ConnectionResult whole = screen.apply(conn.finish());
             analysed.inc();
             write(whole, FINISH_TABLES, Partition.of(whole.profile().startUs).path(), ctx, out);
         }

@@ -3,9 +3,10 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.Peers;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
@@ -86,12 +87,13 @@ class AnalysisBaselineTest {
         ConnectionAssembler assembler = new ConnectionAssembler();
         events.forEach(assembler::add);
         Analyzer analyzer = Analyzer.defaults();
+        Screen screen = Screen.defaults();
         Map<WarehouseTable, List<String>> rows = new TreeMap<>();
         List<String> failures = new ArrayList<>();
         for (ConnectionTrace t : assembler.connections()) {
             ConnectionResult r;
             try {
-                r = analyzer.analyze(t);
+                r = screen.apply(analyzer.analyze(t));
             } catch (RuntimeException | StackOverflowError e) {
                 failures.add(t.addresses() + " " + e.getClass().getSimpleName());
                 continue;

@@ -3,11 +3,12 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
 import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
@@ -65,16 +66,17 @@ final class LabReplay {
 
     /** The core engine's rows for the same events, per table, keyed by connection and row order. */
     static Map<WarehouseTable, Map<String, List<String>>> expectedRows(List<PacketEvent> events) {
-        return expectedRows(events, Analyzer.defaults());
+        return expectedRows(events, Screen.defaults());
     }
 
-    /** The same, from a given analyzer (a job elsewhere lacks the test classpath's plugin screen rule). */
-    static Map<WarehouseTable, Map<String, List<String>>> expectedRows(List<PacketEvent> events, Analyzer analyzer) {
+    /** The same, with a given screen (a job elsewhere lacks the test classpath's plugin screen rule). */
+    static Map<WarehouseTable, Map<String, List<String>>> expectedRows(List<PacketEvent> events, Screen screen) {
+        Analyzer analyzer = Analyzer.defaults();
         ConnectionAssembler as = new ConnectionAssembler();
         events.forEach(as::add);
         Map<WarehouseTable, Map<String, List<String>>> out = new java.util.EnumMap<>(WarehouseTable.class);
         for (ConnectionTrace t : as.connections()) {
-            ConnectionResult r = analyzer.analyze(t);
+            ConnectionResult r = screen.apply(analyzer.analyze(t));
             for (WarehouseTable table : WarehouseTable.values()) {
                 for (Map<String, Object> row : table.rows(r)) {
                     GenericRecord g = AvroRows.toRecord(table.schema(), row);

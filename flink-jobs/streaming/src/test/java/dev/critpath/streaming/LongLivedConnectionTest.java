@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.Category;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.ExchangeProfile;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
@@ -51,7 +51,7 @@ class LongLivedConnectionTest extends JobTestBase {
 
         ConnectionAssembler as = new ConnectionAssembler();
         events.forEach(as::add);
-        ConnectionResult whole = Analyzer.defaults().analyze(as.connections().get(0));
+        ConnectionAnalysis whole = Analyzer.defaults().analyze(as.connections().get(0));
 
         List<GenericRecord> profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES);
         assertEquals(1, profiles.size());

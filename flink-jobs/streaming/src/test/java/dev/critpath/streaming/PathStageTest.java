@@ -5,7 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.Category;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
@@ -98,8 +99,8 @@ class PathStageTest extends JobTestBase {
         PathAnalysisFunction.PathState path = new PathAnalysisFunction.PathState();
         path.learn(analyzer.analyze(trace(Repo.testdata("lab/think-100ms"))).profile());
         ConnectionTrace second = trace(Repo.testdata("lab/fast-retransmit"));
-        ConnectionResult first = analyzer.analyze(second);
-        ConnectionResult after = analyzer.analyze(second, path.owdC2sUs, path.owdS2cUs, path.clock());
+        ConnectionAnalysis first = analyzer.analyze(second);
+        ConnectionAnalysis after = analyzer.analyze(second, path.prior());
 
         assertEquals(first.arcs().size(), after.arcs().size(), "the same critical path");
         long bound = 0;
@@ -108,7 +109,7 @@ class PathStageTest extends JobTestBase {
             assertEquals(a.fromUs(), after.arcs().get(i).fromUs());
             assertEquals(a.toUs(), after.arcs().get(i).toUs());
             if (a.kind() == PathArc.Kind.NETWORK) {
-                bound += a.c2s() ? first.profile().timing.minOwdC2sUs() - path.owdC2sUs : first.profile().timing.minOwdS2cUs() - path.owdS2cUs;
+                bound += a.direction() == Direction.C2S ? first.profile().timing.minOwdC2sUs() - path.owdC2sUs : first.profile().timing.minOwdS2cUs() - path.owdS2cUs;
             }
         }
         for (Category c : Category.ALL) {

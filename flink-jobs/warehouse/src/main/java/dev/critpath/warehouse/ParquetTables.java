@@ -1,6 +1,6 @@
 package dev.critpath.warehouse;
 
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.screen.ConnectionResult;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

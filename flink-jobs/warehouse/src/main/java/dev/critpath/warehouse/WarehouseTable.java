@@ -1,6 +1,6 @@
 package dev.critpath.warehouse;
 
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.screen.ConnectionResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -11,7 +11,7 @@ import org.apache.avro.Schema;
 
 /** The warehouse's tables, their schemas (schemas/tables/*.avsc) and the rows a connection gives each. */
 public enum WarehouseTable {
-    PROFILES("profiles", r -> List.of(r.profile().columns())),
+    PROFILES("profiles", r -> List.of(r.profileColumns())),
     EXCHANGES("exchanges", r -> r.exchanges().stream().map(x -> x.columns()).toList()),
     CRITICAL_PATH("critical_path", ConnectionResult::arcColumns),
     SCREENING("screening", r -> List.of(r.verdict().columns())),

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.testing.LabFixtures;
 import java.io.IOException;
 import java.nio.file.Files;

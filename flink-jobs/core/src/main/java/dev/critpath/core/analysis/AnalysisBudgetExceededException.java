@@ -9,7 +9,7 @@ public final class AnalysisBudgetExceededException extends RuntimeException {
     private final long pieces;
     private final long budget;
 
-    AnalysisBudgetExceededException(String sensor, int packets, long pieces, long budget) {
+    public AnalysisBudgetExceededException(String sensor, int packets, long pieces, long budget) {
         super("sensor " + sensor + ": " + packets + " packets would split into " + pieces
                 + " MSS-sized pieces, over the budget of " + budget);
         this.pieces = pieces;

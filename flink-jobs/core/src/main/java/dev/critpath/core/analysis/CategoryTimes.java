@@ -10,11 +10,11 @@ public final class CategoryTimes implements java.io.Serializable {
         return us[c.ordinal()];
     }
 
-    void add(Category c, long v) {
+    public void add(Category c, long v) {
         us[c.ordinal()] += v;
     }
 
-    void addAll(CategoryTimes o) {
+    public void addAll(CategoryTimes o) {
         for (int i = 0; i < us.length; i++) {
             us[i] += o.us[i];
         }

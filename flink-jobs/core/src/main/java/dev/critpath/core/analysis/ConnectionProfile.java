@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * Where one connection's time went, as the client saw it, with the counts behind it. {@link #columns()}
- * is the row of the warehouse's `profiles` table (schemas/profiles.avsc, documented in schemas/README.md).
+ * is the row of the warehouse's `profiles` table (schemas/profiles.avsc, documented in schemas/README.md)
+ * but for the screen's two columns, which {@code ConnectionResult.profileColumns()} adds.
  */
 public final class ConnectionProfile implements Serializable {
     public final String connUid;
@@ -17,8 +18,7 @@ public final class ConnectionProfile implements Serializable {
     public final int serverPort;
     public final String clientSensor;
     public final String serverSensor;
-    /** two_point, client_side or server_side. */
-    public final String mode;
+    public final CaptureMode mode;
     public final long startUs;
     public final long endUs;
     public final CategoryTimes times;
@@ -28,9 +28,6 @@ public final class ConnectionProfile implements Serializable {
     public final Timing timing;
     public final Quality quality;
     public final Pie pie;
-    /** Filled in by the screen. */
-    String screenVerdict = "";
-    boolean boring;
 
     /** The critical path's shape. */
     public record PathSummary(int packets, int rounds, int arcs, long maxServerArcUs, long handshakeUs, long firstByteUs,
@@ -51,8 +48,8 @@ public final class ConnectionProfile implements Serializable {
     public record Pie(Long clientUs, Long serverUs, Long networkUs) implements Serializable {
     }
 
-    ConnectionProfile(String connUid, String communityId, String clientAddr, int clientPort, String serverAddr, int serverPort,
-                      String clientSensor, String serverSensor, String mode, long startUs, long endUs, CategoryTimes times,
+    public ConnectionProfile(String connUid, String communityId, String clientAddr, int clientPort, String serverAddr, int serverPort,
+                      String clientSensor, String serverSensor, CaptureMode mode, long startUs, long endUs, CategoryTimes times,
                       PathSummary path, DirectionStats c2s, DirectionStats s2c, Timing timing, Quality quality, Pie pie) {
         this.connUid = connUid;
         this.communityId = communityId;
@@ -113,7 +110,7 @@ public final class ConnectionProfile implements Serializable {
 
     /** All zero: the shape of a profile, for schema checks and templates. */
     static ConnectionProfile empty() {
-        return new ConnectionProfile("", "", "", 0, "", 0, null, null, "two_point", 0, 0, new CategoryTimes(),
+        return new ConnectionProfile("", "", "", 0, "", 0, null, null, CaptureMode.TWO_POINT, 0, 0, new CategoryTimes(),
                 new PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
                 new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, false, false, 0), new Pie(0L, 0L, 0L));
     }
@@ -138,14 +135,6 @@ public final class ConnectionProfile implements Serializable {
         return c2s.backoffs + s2c.backoffs;
     }
 
-    public boolean boring() {
-        return boring;
-    }
-
-    public String failedRules() {
-        return screenVerdict;
-    }
-
     /** The warehouse row, column names as in schemas/profiles.avsc; null for what cannot be known. */
     public Map<String, Object> columns() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -157,7 +146,7 @@ public final class ConnectionProfile implements Serializable {
         m.put("server_port", serverPort);
         m.put("client_sensor", clientSensor);
         m.put("server_sensor", serverSensor);
-        m.put("mode", mode);
+        m.put("mode", mode.key());
         m.put("start_us", startUs);
         m.put("end_us", endUs);
         m.put("duration_us", durationUs());
@@ -191,14 +180,14 @@ public final class ConnectionProfile implements Serializable {
         m.put("longest_burst", Math.max(c2s.longestBurst, s2c.longestBurst));
         m.put("initial_flight", Math.max(c2s.initialFlight, s2c.initialFlight));
         m.put("min_rtt_us", nullIfNegative(timing.minRttUs()));
-        m.put("min_owd_c2s_us", "two_point".equals(mode) ? nullIfNegative(timing.minOwdC2sUs()) : null);
-        m.put("min_owd_s2c_us", "two_point".equals(mode) ? nullIfNegative(timing.minOwdS2cUs()) : null);
+        m.put("min_owd_c2s_us", mode == CaptureMode.TWO_POINT ? nullIfNegative(timing.minOwdC2sUs()) : null);
+        m.put("min_owd_s2c_us", mode == CaptureMode.TWO_POINT ? nullIfNegative(timing.minOwdS2cUs()) : null);
         m.put("srtt_server_us", nullIfNegative(s2c.srttUs));
-        m.put("clock_offset_us", "two_point".equals(mode) ? timing.clockOffsetUs() : null);
-        m.put("clock_offset_uncertainty_us", "two_point".equals(mode) ? nullIfNegative(timing.clockOffsetUncertaintyUs()) : null);
+        m.put("clock_offset_us", mode == CaptureMode.TWO_POINT ? timing.clockOffsetUs() : null);
+        m.put("clock_offset_uncertainty_us", mode == CaptureMode.TWO_POINT ? nullIfNegative(timing.clockOffsetUncertaintyUs()) : null);
         m.put("clock_offset_reliable", timing.clockOffsetReliable());
         m.put("clock_offset_from_sensor_pair", timing.clockOffsetFromPair());
-        m.put("clock_drift_ppm", "two_point".equals(mode) ? timing.clockDriftPpm() : null);
+        m.put("clock_drift_ppm", mode == CaptureMode.TWO_POINT ? timing.clockDriftPpm() : null);
         m.put("out_of_window", quality.outOfWindow());
         m.put("capture_gaps", quality.captureGaps());
         m.put("lost_between_sensors", quality.lostBetweenSensors());
@@ -211,8 +200,6 @@ public final class ConnectionProfile implements Serializable {
         m.put("pie_client_us", pie.clientUs());
         m.put("pie_server_us", pie.serverUs());
         m.put("pie_network_us", pie.networkUs());
-        m.put("boring", boring);
-        m.put("failed_rules", screenVerdict);
         return m;
     }
 

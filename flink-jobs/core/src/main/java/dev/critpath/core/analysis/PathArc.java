@@ -8,8 +8,8 @@ package dev.critpath.core.analysis;
  * @param kind       network, host or loss (tcpeval's arc types), unknown before a mid-stream start
  * @param category   the category of a host/loss arc; for network arcs the larger part
  * @param times      the arc's microseconds per category
- * @param endpoint   "client"/"server": where a host or loss arc happens, or the receiver of a network arc
- * @param c2s        direction of the packet at the arc's end
+ * @param endpoint   where a host or loss arc happens, or the receiver of a network arc
+ * @param direction  of the packet at the arc's end
  * @param flags      tcpdump-style flags of that packet
  * @param seq        its relative sequence number (first data byte = 1)
  * @param len        its payload length
@@ -22,8 +22,8 @@ public record PathArc(
         Kind kind,
         Category category,
         CategoryTimes times,
-        String endpoint,
-        boolean c2s,
+        Endpoint endpoint,
+        Direction direction,
         String flags,
         long seq,
         int len,

@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis;
 
+import dev.critpath.core.analysis.profile.ArcCategories;
 import dev.critpath.core.trace.ConnectionSegments;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.io.ByteArrayInputStream;
@@ -40,9 +41,9 @@ public final class SegmentedConnection implements Serializable {
     private CategoryTimes afterHeld;
 
     /** Analyses the next segment; the result's arcs and exchanges are final and can be written out now. */
-    public ConnectionResult add(Analyzer analyzer, ConnectionTrace segment, long pathOwdC2sUs, long pathOwdS2cUs, ClockHint pairClock) {
+    public ConnectionAnalysis add(Analyzer analyzer, ConnectionTrace segment, PathPrior prior) {
         SegmentStart start = sofar == null ? SegmentStart.WHOLE : new SegmentStart(sofar.endUs, sofar.connUid, arcs);
-        ConnectionResult r = analyzer.analyze(segment, start, pathOwdC2sUs, pathOwdS2cUs, pairClock);
+        ConnectionAnalysis r = analyzer.analyze(segment, start, prior);
         List<ExchangeProfile> found = new ArrayList<>(r.exchanges());
         boolean continues = held != null && !found.isEmpty() && found.get(0).continuesResponse();
         if (continues) {
@@ -55,23 +56,23 @@ public final class SegmentedConnection implements Serializable {
             ready.add(found.get(i).numbered(exchangesOut++));
         }
         held = found.isEmpty() ? null : found.get(found.size() - 1);
-        afterHeld = held == null ? null : Analyzer.clip(r.arcs(), held.endUs(), r.profile().endUs);
+        afterHeld = held == null ? null : ArcCategories.clip(r.arcs(), held.endUs(), r.profile().endUs);
         sofar = sofar == null ? r.profile() : sofar.followedBy(r.profile(), continues);
         arcs += r.arcs().size();
-        return new ConnectionResult(r.profile(), ready, r.arcs(), r.verdict());
+        return new ConnectionAnalysis(r.profile(), ready, r.arcs());
     }
 
     public boolean isEmpty() {
         return sofar == null;
     }
 
-    /** The whole connection's profile, screened, and its last exchange, once its last segment was added. */
-    public ConnectionResult finish(Analyzer analyzer) {
+    /** The whole connection's profile and its last exchange, once its last segment was added. */
+    public ConnectionAnalysis finish() {
         if (sofar == null) {
             throw new IllegalStateException("no segment was added");
         }
         List<ExchangeProfile> last = held == null ? List.of() : List.of(held.numbered(exchangesOut));
-        return new ConnectionResult(sofar, last, List.of(), analyzer.screen(sofar));
+        return new ConnectionAnalysis(sofar, last, List.of());
     }
 
     /** Compact bytes for keyed state. */

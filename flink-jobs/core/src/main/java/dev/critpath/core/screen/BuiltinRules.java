@@ -1,12 +1,42 @@
 package dev.critpath.core.screen;
 
 import dev.critpath.core.analysis.ConnectionProfile;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Properties;
+import java.util.function.Function;
 
 /** The default rules: paper 003's definition of a boring trace, made countable. */
 final class BuiltinRules {
+    /** Each built-in rule by name, made from the screen's settings as a plugin's would be. */
+    static final Map<String, Function<Properties, ScreenRule>> REGISTERED = registered();
+
     private BuiltinRules() {
+    }
+
+    private static Map<String, Function<Properties, ScreenRule>> registered() {
+        Map<String, Function<Properties, ScreenRule>> m = new LinkedHashMap<>();
+        m.put("no_retransmission", p -> new NoRetransmission());
+        m.put("never_rwnd_limited", p -> new NeverRwndLimited(msSetting(p, "never_rwnd_limited.tolerance_ms", 0)));
+        m.put("no_timeout", p -> new NoTimeout());
+        m.put("no_server_stall", p -> new NoServerStall(msSetting(p, "no_server_stall.threshold_ms", 50)));
+        m.put("no_burst", p -> new NoBurst(Long.parseLong(p.getProperty("no_burst.min_packets", "10").trim())));
+        m.put("complete_trace", p -> new CompleteTrace());
+        return Collections.unmodifiableMap(m);
+    }
+
+    /** A millisecond setting, returned in µs. */
+    private static long msSetting(Properties p, String key, long defaultMs) {
+        String v = p.getProperty(key);
+        if (v == null) {
+            return defaultMs * 1000;
+        }
+        try {
+            return Math.round(Double.parseDouble(v.trim()) * 1000);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("screen setting " + key + " must be a number of milliseconds, got '" + v + "'");
+        }
     }
 
     /** µs as "12.3 ms", rounded half up; String.format costs more than the rest of a verdict. */

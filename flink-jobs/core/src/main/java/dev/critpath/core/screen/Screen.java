@@ -1,6 +1,7 @@
 package dev.critpath.core.screen;
 
 import dev.critpath.core.analysis.Category;
+import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.ConnectionProfile;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -8,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.function.Function;
 
 /**
  * The boring-connection screen (paper 003, section 5.3): a connection is boring when every rule
@@ -22,7 +24,8 @@ import java.util.ServiceLoader;
  * Rules from ServiceLoader plugins are added unless "rules" leaves them out explicitly.
  */
 public final class Screen {
-    public static final List<String> DEFAULT_RULES = List.of("no_retransmission", "never_rwnd_limited", "no_timeout", "no_server_stall", "no_burst", "complete_trace");
+    /** The built-in rules, in the order a verdict lists them. */
+    public static final List<String> DEFAULT_RULES = List.copyOf(BuiltinRules.REGISTERED.keySet());
     private final List<ScreenRule> rules;
 
     public Screen(List<ScreenRule> rules) {
@@ -37,52 +40,33 @@ public final class Screen {
      * @param exampleColumns profile columns used to check custom metrics' names (null: no check)
      */
     public static Screen fromProperties(Properties p, Map<String, Object> exampleColumns) {
+        Map<String, Function<Properties, ScreenRule>> registered = new LinkedHashMap<>(BuiltinRules.REGISTERED);
+        List<String> plugins = new ArrayList<>();
+        for (ScreenRule plugin : ServiceLoader.load(ScreenRule.class)) {
+            registered.put(plugin.name(), settings -> plugin);
+            plugins.add(plugin.name());
+        }
         String listed = p.getProperty("rules");
-        List<String> enabled = listed == null ? DEFAULT_RULES
-                : List.of(listed.trim().isEmpty() ? new String[0] : listed.trim().split("\\s*,\\s*"));
+        List<String> enabled = new ArrayList<>(listed == null ? DEFAULT_RULES
+                : List.of(listed.trim().isEmpty() ? new String[0] : listed.trim().split("\\s*,\\s*")));
+        if (listed == null) {
+            enabled.addAll(plugins);
+        }
         List<ScreenRule> rules = new ArrayList<>();
         for (String name : enabled) {
-            switch (name) {
-                case "no_retransmission" -> rules.add(new BuiltinRules.NoRetransmission());
-                case "never_rwnd_limited" -> rules.add(new BuiltinRules.NeverRwndLimited(ms(p, "never_rwnd_limited.tolerance_ms", 0)));
-                case "no_timeout" -> rules.add(new BuiltinRules.NoTimeout());
-                case "no_server_stall" -> rules.add(new BuiltinRules.NoServerStall(ms(p, "no_server_stall.threshold_ms", 50)));
-                case "complete_trace" -> rules.add(new BuiltinRules.CompleteTrace());
-                case "no_burst" -> rules.add(new BuiltinRules.NoBurst(Long.parseLong(p.getProperty("no_burst.min_packets", "10").trim())));
-                default -> { } // a plugin rule, added below
+            Function<Properties, ScreenRule> rule = registered.get(name);
+            if (rule == null) {
+                throw new IllegalArgumentException("unknown screen rule '" + name + "'; built-in rules are " + DEFAULT_RULES);
             }
-        }
-        for (ScreenRule plugin : ServiceLoader.load(ScreenRule.class)) {
-            if (listed == null || enabled.contains(plugin.name())) {
-                rules.add(plugin);
-            }
+            rules.add(rule.apply(p));
         }
         for (String key : p.stringPropertyNames()) {
             if (key.startsWith("custom.")) {
                 String name = key.substring("custom.".length());
-                rules.add(exampleColumns == null ? ThresholdRule.parse(name, p.getProperty(key), sampleColumns())
-                        : ThresholdRule.parse(name, p.getProperty(key), exampleColumns));
-            }
-        }
-        for (String name : enabled) {
-            if (rules.stream().noneMatch(r -> r.name().equals(name))) {
-                throw new IllegalArgumentException("unknown screen rule '" + name + "'; built-in rules are " + DEFAULT_RULES);
+                rules.add(ThresholdRule.parse(name, p.getProperty(key), exampleColumns == null ? sampleColumns() : exampleColumns));
             }
         }
         return new Screen(rules);
-    }
-
-    /** A millisecond setting, returned in µs. */
-    private static long ms(Properties p, String key, long defaultMs) {
-        String v = p.getProperty(key);
-        if (v == null) {
-            return defaultMs * 1000;
-        }
-        try {
-            return Math.round(Double.parseDouble(v.trim()) * 1000);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("screen setting " + key + " must be a number of milliseconds, got '" + v + "'");
-        }
     }
 
     /** Column names of a profile, for validating custom rules without a connection at hand. */
@@ -104,6 +88,11 @@ public final class Screen {
         }
         return "most time beyond propagation: " + top.key().replace('_', ' ') + " " + BuiltinRules.ms(p.times.get(top)) + " ("
                 + Math.round(100.0 * p.times.get(top) / Math.max(1, p.durationUs())) + "% of " + BuiltinRules.ms(p.durationUs()) + ")";
+    }
+
+    /** The analysis with this screen's verdict on it. */
+    public ConnectionResult apply(ConnectionAnalysis analysis) {
+        return new ConnectionResult(analysis, evaluate(analysis.profile()));
     }
 
     public ScreenVerdict evaluate(ConnectionProfile p) {

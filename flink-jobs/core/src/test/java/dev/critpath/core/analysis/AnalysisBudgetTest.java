@@ -45,7 +45,7 @@ class AnalysisBudgetTest {
     @Test
     void realOffloadAggregatesAreStillSplitAndAnalysed() {
         // 64 KB TSO aggregates at MSS 1460: 45 pieces each, as a server-side capture shows them
-        ConnectionResult r = Analyzer.defaults().analyze(serverSends(1460, 40, 65_160).serverSensorOnly());
+        ConnectionAnalysis r = Analyzer.defaults().analyze(serverSends(1460, 40, 65_160).serverSensorOnly());
         assertEquals(40, r.profile().quality.superSegments());
         assertEquals(40L * 65_160, r.profile().s2c.bytes);
     }

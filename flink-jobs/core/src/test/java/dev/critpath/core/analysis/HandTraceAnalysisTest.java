@@ -4,6 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.clean.SensorView;
+import dev.critpath.core.analysis.clean.SequenceSpace;
+import dev.critpath.core.analysis.sender.SenderSim;
+import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.HandTrace;
 import dev.critpath.core.trace.ConnectionTrace;
@@ -17,6 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class HandTraceAnalysisTest {
     private static final Analyzer ANALYZER = Analyzer.defaults();
+    private static final Screen SCREEN = Screen.defaults();
 
     /** Handshake, a 100-byte request, 20 ms think time, a 1000-byte response with FIN, teardown. */
     static HandTrace smallTransfer(double owdC2s, double owdS2c) {
@@ -49,7 +56,7 @@ class HandTraceAnalysisTest {
     @Test
     void smallTransferWalksTcpevalsSixPacketPath() {
         HandTrace h = smallTransfer(30, 30);
-        ConnectionResult r = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = r.profile();
         assertSumsToDuration(r, 200_300);
         assertEquals(6 * 30_000, p.times.get(Category.PROPAGATION));
@@ -65,14 +72,14 @@ class HandTraceAnalysisTest {
         assertEquals(100, p.c2s.bytes);
         assertEquals(1000, p.s2c.bytes);
         assertTrue(r.verdict().boring(), r.verdict().explanation());
-        assertEquals("two_point", p.mode);
+        assertEquals(CaptureMode.TWO_POINT, p.mode);
     }
 
     @Test
     void sensorClocksSecondsApartGiveTheSameProfile() {
-        ConnectionResult synced = ANALYZER.analyze(smallTransfer(30, 30).bothSensors());
+        ConnectionResult synced = SCREEN.apply(ANALYZER.analyze(smallTransfer(30, 30).bothSensors()));
         HandTrace offset = smallTransfer(30, 30).serverClockOffsetMs(1500);
-        ConnectionResult shifted = ANALYZER.analyze(offset.bothSensors());
+        ConnectionResult shifted = SCREEN.apply(ANALYZER.analyze(offset.bothSensors()));
         assertEquals(1_500_000, shifted.profile().timing.clockOffsetUs());
         assertEquals(30_000, shifted.profile().timing.clockOffsetUncertaintyUs(), "half the minimum RTT");
         for (Category c : Category.values()) {
@@ -97,7 +104,7 @@ class HandTraceAnalysisTest {
         h.s(t + 10).data(1000).fin();
         h.c(t + 30.1).fin();
         h.s(t + 50.2);
-        ConnectionResult r = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = r.profile();
         assertSumsToDuration(r, h.clientObservedDurationUs());
         assertTrue(Math.abs(p.timing.clockDriftPpm() - 300) < 5, "drift estimated " + p.timing.clockDriftPpm() + " ppm");
@@ -111,7 +118,7 @@ class HandTraceAnalysisTest {
     void asymmetricPathKeepsRoundTripTotalsWithUnsynchronisedClocks() {
         // 10 ms out, 40 ms back: without synchronised clocks only the sum per round trip is knowable
         HandTrace h = smallTransfer(10, 40).serverClockOffsetMs(800);
-        ConnectionResult r = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         assertSumsToDuration(r, h.clientObservedDurationUs());
         assertEquals(3 * 10_000 + 3 * 40_000, r.profile().times.get(Category.PROPAGATION));
         assertEquals(800_000 - 15_000, r.profile().timing.clockOffsetUs(), "symmetric assumption: off by half the asymmetry");
@@ -121,9 +128,9 @@ class HandTraceAnalysisTest {
     @Test
     void serverSideCaptureAloneMergesTheClientsArcsIntoRoundTrips() {
         HandTrace h = smallTransfer(30, 30);
-        ConnectionResult r = ANALYZER.analyze(h.serverSensorOnly());
+        ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.serverSensorOnly()));
         ConnectionProfile p = r.profile();
-        assertEquals("server_side", p.mode);
+        assertEquals(CaptureMode.SERVER_SIDE, p.mode);
         assertSumsToDuration(r, 200_300);
         assertEquals(20_000, p.times.get(Category.SERVER), "the local host's time stays exact");
         assertEquals(3 * 60_000, p.times.get(Category.PROPAGATION), "one minimum round trip per round");
@@ -136,9 +143,9 @@ class HandTraceAnalysisTest {
     @Test
     void clientSideCaptureAloneEstimatesServerThinkTime() {
         HandTrace h = smallTransfer(30, 30);
-        ConnectionResult r = ANALYZER.analyze(h.clientSensorOnly());
+        ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.clientSensorOnly()));
         ConnectionProfile p = r.profile();
-        assertEquals("client_side", p.mode);
+        assertEquals(CaptureMode.CLIENT_SIDE, p.mode);
         assertSumsToDuration(r, 200_300);
         assertEquals(300, p.times.get(Category.CLIENT));
         assertEquals(20_000, p.times.get(Category.SERVER_OR_QUEUING));
@@ -159,7 +166,7 @@ class HandTraceAnalysisTest {
     @Test
     void slowStartRoundsFollowTheSimulatedWindowNotTheLatestAck() {
         // IW 2 as in tcpeval's figure 3; a slow server sends seg4 late, after ack2 already arrived
-        Analyzer iw2 = new Analyzer(AnalysisConfig.builder().initialWindow(2).build(), Screen.defaults());
+        Analyzer iw2 = new Analyzer(AnalysisConfig.builder().initialWindow(2).build());
         HandTrace h = new HandTrace(30, 30);
         double r = handshakeAndRequest(h, 30);
         h.s(r).data(1000);                 // seg1
@@ -174,7 +181,7 @@ class HandTraceAnalysisTest {
         h.c(end + 0.1).fin();
         h.s(end + 30.1);
         ConnectionTrace t = h.bothSensors();
-        ConnectionResult res = iw2.analyze(t);
+        ConnectionResult res = SCREEN.apply(iw2.analyze(t));
         assertSumsToDuration(res, h.clientObservedDurationUs());
 
         Timeline tl = forwardPass(t, iw2.config());
@@ -224,9 +231,9 @@ class HandTraceAnalysisTest {
 
     /** Runs the forward pass only, to look at liberators. */
     private static Timeline forwardPass(ConnectionTrace t, AnalysisConfig cfg) {
-        SensorView.SeqBases b = new SensorView.SeqBases(t);
-        List<SensorView> views = t.captures().stream().map(c -> SensorView.build(c, b, cfg)).toList();
-        Timeline tl = Timeline.build(new java.util.ArrayList<>(views), cfg, null, -1, -1);
+        SequenceSpace b = new SequenceSpace(t);
+        List<SensorView> views = t.captures().stream().map(c -> SensorView.clean(c, b, cfg)).toList();
+        Timeline tl = Timeline.align(new java.util.ArrayList<>(views), cfg, PathPrior.NONE);
         new SenderSim(tl.txs, true, cfg, 1000, b.wscaleServer, b.sackPermitted).run();
         new SenderSim(tl.txs, false, cfg, 1000, b.wscaleClient, b.sackPermitted).run();
         return tl;
@@ -258,7 +265,7 @@ class HandTraceAnalysisTest {
         h.s(rtx + 60.1).fin();
         h.c(rtx + 90.2).fin();
         h.s(rtx + 120.3);
-        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = res.profile();
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(1, p.fastRetransmits());
@@ -284,7 +291,7 @@ class HandTraceAnalysisTest {
         h.s(rtx + 60.1).fin();
         h.c(rtx + 90.2).fin();
         h.s(rtx + 120.3);
-        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = res.profile();
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(1, p.timeouts());
@@ -306,7 +313,7 @@ class HandTraceAnalysisTest {
         h.s(rtx2 + 60.1).fin();
         h.c(rtx2 + 90.2).fin();
         h.s(rtx2 + 120.3);
-        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = res.profile();
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(1, p.timeouts());
@@ -326,7 +333,7 @@ class HandTraceAnalysisTest {
         double rtx = r + 230;
         h.s(rtx).resend(1, 1000).fin();        // the timer re-sends data+FIN
         h.c(rtx + 30.05);                      // the client answers the duplicate
-        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = res.profile();
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(1, p.timeouts());
@@ -345,12 +352,12 @@ class HandTraceAnalysisTest {
         h.s(r + 170.15).data(1000).fin();
         h.c(r + 180.3).fin();
         h.s(r + 190.4);
-        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = res.profile();
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(150_000, p.s2c.zeroWindowUs);
         assertEquals(1, p.s2c.zeroWindowEpisodes);
-        PathArc read = res.arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.endpoint().equals("client")
+        PathArc read = res.arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.endpoint() == Endpoint.CLIENT
                 && a.durationUs() > 100_000).findFirst().orElseThrow();
         assertEquals(150_100, read.durationUs(), "the reader's delay (data arrival to window update) is client time on the path");
         assertTrue(res.verdict().failedRules().contains("never_rwnd_limited"), res.verdict().explanation());
@@ -370,7 +377,7 @@ class HandTraceAnalysisTest {
         h.s(r + 60.3).fin();
         h.c(r + 90.4).fin();
         h.s(r + 120.5);
-        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = res.profile();
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(0, p.retransmissions());
@@ -397,7 +404,7 @@ class HandTraceAnalysisTest {
                 h.c(arrive + 50.3);
             }
         }
-        ConnectionResult res = ANALYZER.analyze(h.bothSensors());
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(3, res.exchanges().size());
         for (int i = 0; i < 3; i++) {
@@ -420,7 +427,7 @@ class HandTraceAnalysisTest {
         client.add(5, copy);
         ConnectionTrace dup = new ConnectionTrace(t.communityId(), t.clientAddr(), t.clientPort(), t.serverAddr(), t.serverPort(),
                 List.of(new dev.critpath.core.trace.SensorCapture("client-side", t.captures().get(0).roleHint(), client), t.captures().get(1)));
-        ConnectionResult res = ANALYZER.analyze(dup);
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(dup));
         assertEquals(1, res.profile().quality.duplicatesRemoved());
         assertEquals(0, res.profile().retransmissions());
         assertEquals(200_300, res.profile().durationUs());

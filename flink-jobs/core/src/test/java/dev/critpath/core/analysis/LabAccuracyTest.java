@@ -5,9 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.critpath.core.testing.LabFixtures;
+import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.testing.LabFixtures.Connection;
 import dev.critpath.core.testing.LabFixtures.Scenario;
+import dev.critpath.core.testing.LabFixtures;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;

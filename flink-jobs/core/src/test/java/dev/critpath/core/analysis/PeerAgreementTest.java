@@ -223,7 +223,7 @@ class PeerAgreementTest {
         // the hole fills carry later IP ids than the packet above the hole: re-sends, not reordering
         Row r = ROWS.stream().filter(x -> x.file().equals("tcp-duplicate-acks-chrisgreer.pcapng")).findFirst().orElseThrow();
         assertEquals(3, r.ours().retransmissions());
-        assertEquals("client_side", r.ours().mode);
+        assertEquals(CaptureMode.CLIENT_SIDE, r.ours().mode);
         Row lab3 = ROWS.stream().filter(x -> x.file().equals("Lab 3-TCP Retrans.pcapng")).findFirst().orElseThrow();
         assertEquals(lab3.tsharkRetransmissions(), lab3.ours().retransmissions(), "tcptrace counts only re-sent bytes it saw before");
     }

@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
-import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.trace.ConnectionSegments;
 import java.nio.file.Path;
@@ -40,12 +41,12 @@ class SegmentedConnectionTest {
         List<PathArc> arcs = new ArrayList<>();
         for (List<PacketEvent> segment : segments) {
             conn = roundTrip(conn); // what the job's state backend does between segments
-            ConnectionResult r = conn.add(analyzer, LabFixtures.oneConnection(segment), -1, -1, null);
+            ConnectionAnalysis r = conn.add(analyzer, LabFixtures.oneConnection(segment), PathPrior.NONE);
             exchanges.addAll(r.exchanges());
             arcs.addAll(r.arcs());
             assertEquals(whole.profile().connUid, r.profile().connUid, "every segment's rows name the connection");
         }
-        ConnectionResult merged = conn.finish(analyzer);
+        ConnectionResult merged = Screen.defaults().apply(conn.finish());
         exchanges.addAll(merged.exchanges());
         ConnectionProfile p = merged.profile();
 

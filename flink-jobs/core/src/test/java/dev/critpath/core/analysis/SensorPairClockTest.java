@@ -28,7 +28,7 @@ class SensorPairClockTest {
         Path lab = Repo.testdata("lab/clock-offset");
         List<PacketEvent> client = PcapEvents.readAll(lab.resolve("client.pcap"), "lab-client", SensorRole.CLIENT);
         List<PacketEvent> server = PcapEvents.readAll(lab.resolve("server.pcap"), "lab-server", SensorRole.SERVER);
-        ConnectionResult complete = Analyzer.defaults().analyze(LabFixtures.oneConnection(client, server));
+        ConnectionAnalysis complete = Analyzer.defaults().analyze(LabFixtures.oneConnection(client, server));
         assertTrue(complete.profile().timing.clockOffsetReliable());
         ClockHint pair = new ClockHint(complete.profile().timing.clockOffsetUs(), complete.profile().timing.clockOffsetUncertaintyUs());
 
@@ -39,7 +39,7 @@ class SensorPairClockTest {
 
         // what the streaming job knows of the path from the complete connection: its offset and minimum delays
         ConnectionProfile.Timing path = complete.profile().timing;
-        ConnectionResult hinted = Analyzer.defaults().analyze(oneWay, path.minOwdC2sUs(), path.minOwdS2cUs(), pair);
+        ConnectionAnalysis hinted = Analyzer.defaults().analyze(oneWay, new PathPrior(path.minOwdC2sUs(), path.minOwdS2cUs(), pair));
         ConnectionProfile.Timing t = hinted.profile().timing;
         assertTrue(t.clockOffsetFromPair());
         assertEquals(INJECTED_OFFSET_US, t.clockOffsetUs(), 1_000, "within 1 ms of the injected offset");

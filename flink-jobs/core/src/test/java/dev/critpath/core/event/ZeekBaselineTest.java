@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.JsonSchema;
 import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;
@@ -35,8 +35,8 @@ class ZeekBaselineTest {
         assertSameEvents(javaClient, zeekClient);
         assertSameEvents(javaServer, zeekServer);
 
-        ConnectionResult fromZeek = Analyzer.defaults().analyze(LabFixtures.oneConnection(zeekClient, zeekServer));
-        ConnectionResult fromJava = Analyzer.defaults().analyze(LabFixtures.oneConnection(javaClient, javaServer));
+        ConnectionAnalysis fromZeek = Analyzer.defaults().analyze(LabFixtures.oneConnection(zeekClient, zeekServer));
+        ConnectionAnalysis fromJava = Analyzer.defaults().analyze(LabFixtures.oneConnection(javaClient, javaServer));
         assertEquals(fromJava.profile().columns(), fromZeek.profile().columns());
         assertEquals(fromJava.arcColumns(), fromZeek.arcColumns());
         assertTrue(fromZeek.profile().fastRetransmits() >= 1, "the lab's dropped segment came back by fast retransmit");

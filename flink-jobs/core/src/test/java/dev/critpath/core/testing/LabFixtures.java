@@ -3,11 +3,13 @@ package dev.critpath.core.testing;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.screen.Screen;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.io.IOException;
@@ -55,7 +57,7 @@ public final class LabFixtures {
             long sum = 0;
             for (PathArc a : result.arcs()) {
                 if (a.kind() == PathArc.Kind.NETWORK) {
-                    sum += a.c2s() ? c2s : s2c;
+                    sum += a.direction() == Direction.C2S ? c2s : s2c;
                 }
             }
             return sum;
@@ -105,8 +107,9 @@ public final class LabFixtures {
                 PcapEvents.readAll(d.resolve("server.pcap"), "server-side", SensorRole.SERVER).forEach(as::add);
                 Map<Integer, ConnectionResult> byPort = new HashMap<>();
                 Analyzer analyzer = Analyzer.defaults();
+                Screen screen = Screen.defaults();
                 for (ConnectionTrace t : as.connections()) {
-                    byPort.put(t.clientPort(), analyzer.analyze(t));
+                    byPort.put(t.clientPort(), screen.apply(analyzer.analyze(t)));
                 }
                 List<Connection> conns = new ArrayList<>();
                 for (JsonNode c : truth.get("connections")) {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.Analyzer;
-import dev.critpath.core.analysis.ConnectionResult;
+import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.HandTrace;
@@ -62,7 +62,7 @@ class ConnectionAssemblerTest {
                 synAck.wscale(), synAck.mss(), synAck.sackOk(), null, -1, -1, synAck.ipId() + 1, synAck.ttl(), PacketEvent.ABSENT));
         List<ConnectionTrace> conns = assemble(events);
         assertEquals(1, conns.size());
-        ConnectionResult r = Analyzer.defaults().analyze(conns.get(0));
+        ConnectionAnalysis r = Analyzer.defaults().analyze(conns.get(0));
         assertEquals(500, r.profile().s2c.bytes, "the sequence space follows the SYN/ACK the client acknowledged");
         assertEquals(2, r.profile().c2s.timeouts, "the SYN and the FIN, both re-sent by the timer");
         assertEquals(2, r.profile().c2s.retransmissions, "SYN and FIN re-sends");
@@ -80,7 +80,7 @@ class ConnectionAssemblerTest {
         assertEquals(2, conns.size());
         for (ConnectionTrace t : conns) {
             assertEquals(2, t.captures().size(), "both sensors' packets of the same instance");
-            ConnectionResult r = Analyzer.defaults().analyze(t);
+            ConnectionAnalysis r = Analyzer.defaults().analyze(t);
             assertEquals(-3_000_000, r.profile().timing.clockOffsetUs());
         }
     }
@@ -91,7 +91,7 @@ class ConnectionAssemblerTest {
         events.removeIf(e -> e.hasFlag(TcpFlags.SYN));
         List<ConnectionTrace> conns = assemble(events);
         assertEquals(1, conns.size());
-        ConnectionResult r = Analyzer.defaults().analyze(conns.get(0));
+        ConnectionAnalysis r = Analyzer.defaults().analyze(conns.get(0));
         assertTrue(r.profile().quality.midStream());
         assertEquals(r.profile().durationUs(), r.profile().times.total());
     }

@@ -1,5 +1,7 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.align;
 
+import dev.critpath.core.analysis.LossCause;
+import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
 
 /**
@@ -7,66 +9,66 @@ import dev.critpath.core.event.TcpFlags;
  * client's timeline. Times that no sensor saw are estimated (and flagged) so the dependence
  * graph stays connected.
  */
-final class Tx {
-    static final long NONE = Long.MIN_VALUE;
+public final class Tx {
+    public static final long NONE = Long.MIN_VALUE;
 
-    int idx;
-    final Pkt p;
+    public int idx;
+    public final Packet p;
     /** Departure from the sender and arrival at the receiver, µs on the client timeline, or NONE. */
-    long dep = NONE;
-    long arr = NONE;
-    boolean depEstimated;
-    boolean arrEstimated;
+    public long dep = NONE;
+    public long arr = NONE;
+    public boolean depEstimated;
+    public boolean arrEstimated;
 
     // filled by the sender simulation
-    Kind kind = Kind.CONTROL;
+    public Kind kind = Kind.CONTROL;
     /** Earlier transmission of the same bytes (for loss arcs), or -1. */
-    int rtxOf = -1;
-    LossCause lossCause;
+    public int rtxOf = -1;
+    public LossCause lossCause;
     /**
      * True when this re-send is where the sender recognised the loss (the timer fired, or the
      * fast retransmit itself): tcpeval's loss arc from the lost copy. Later re-sends of the same
      * recovery are clocked by ACKs and depend on those instead.
      */
-    boolean lossArc;
+    public boolean lossArc;
     /** ACK (a Tx of the other direction) whose arrival let this data leave, or -1. */
-    int liberator = -1;
+    public int liberator = -1;
     /** True when the sender sent it beyond the simulated window and the simulation re-synchronised. */
-    boolean outOfWindow;
+    public boolean outOfWindow;
     /** First arrival of these bytes at the receiver (as opposed to a duplicate). */
-    boolean newAtReceiver;
+    public boolean newAtReceiver;
 
-    Tx(int idx, Pkt p) {
+    Tx(int idx, Packet p) {
         this.idx = idx;
         this.p = p;
     }
 
-    boolean c2s() {
+    public boolean c2s() {
         return p.c2s;
     }
 
-    long seq() {
+    public long seq() {
         return p.seq;
     }
 
-    long end() {
+    public long end() {
         return p.end();
     }
 
-    boolean has(int bit) {
+    public boolean has(int bit) {
         return p.has(bit);
     }
 
-    boolean isData() {
+    public boolean isData() {
         return p.len > 0;
     }
 
-    boolean isPureAck() {
+    public boolean isPureAck() {
         return p.len == 0 && (p.flags & (TcpFlags.SYN | TcpFlags.FIN | TcpFlags.RST)) == 0;
     }
 
     /** What a transmission is, for window simulation and arc rules. */
-    enum Kind {
+    public enum Kind {
         /** SYN, SYN/ACK, pure ACK, window update, RST, FIN without data. */
         CONTROL,
         /** Data beyond everything sent before. */

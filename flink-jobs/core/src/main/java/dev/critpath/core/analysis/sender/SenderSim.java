@@ -1,5 +1,10 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.sender;
 
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.LossCause;
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -15,7 +20,7 @@ import java.util.List;
  * Data sent beyond the simulated window (CUBIC, hidden timeouts, PRR timing) re-synchronises
  * the window to the observed flight and is counted, never fatal.
  */
-final class SenderSim {
+public final class SenderSim {
     private static final int SCAN_LIMIT = 512;
     private static final long NONE = Long.MIN_VALUE;
 
@@ -26,7 +31,7 @@ final class SenderSim {
     /** Shift the receiver applies to its advertised windows (its SYN's window scale); -1 unknown. */
     private final int rcvWscale;
     private final boolean sack;
-    final DirectionStats stats = new DirectionStats();
+    public final DirectionStats stats = new DirectionStats();
 
     // sequence state
     private boolean established;
@@ -110,7 +115,7 @@ final class SenderSim {
         }
     }
 
-    SenderSim(List<Tx> txs, boolean c2s, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack) {
+    public SenderSim(List<Tx> txs, boolean c2s, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack) {
         this.txs = txs;
         this.c2s = c2s;
         this.cfg = cfg;
@@ -121,7 +126,7 @@ final class SenderSim {
         this.ssthresh = cfg.initialSsthresh;
     }
 
-    void run() {
+    public void run() {
         List<Tx> sends = new ArrayList<>();
         List<Tx> acks = new ArrayList<>();
         for (Tx t : txs) {
@@ -147,6 +152,43 @@ final class SenderSim {
         finishAccounting(end);
         stats.srttUs = srtt;
         stats.minRttUs = minRtt;
+        stats.bytes = uniqueBytes(txs, c2s);
+    }
+
+    /** Payload bytes in the union of sequence ranges seen in one direction (tcptrace's "unique bytes"). */
+    private static long uniqueBytes(List<Tx> txs, boolean c2s) {
+        List<long[]> ranges = new ArrayList<>();
+        for (Tx t : txs) {
+            if (t.c2s() == c2s && t.p.len > 0) {
+                long first = t.seq() + (t.has(TcpFlags.SYN) ? 1 : 0); // a SYN's data follows its own sequence number
+                ranges.add(new long[] {first, first + t.p.len});
+            }
+        }
+        InOrder.sortBy(ranges, r -> r[0]);
+        long total = 0;
+        long coveredTo = Long.MIN_VALUE;
+        for (long[] r : ranges) {
+            long from = Math.max(r[0], coveredTo);
+            if (r[1] > from) {
+                total += r[1] - from;
+            }
+            coveredTo = Math.max(coveredTo, r[1]);
+        }
+        return total;
+    }
+
+    /** The sender's segment size: MSS option minus timestamps, else the largest segment seen. */
+    public static int segmentSize(int fromOptions, List<Tx> txs, boolean c2s) {
+        if (fromOptions > 0) {
+            return fromOptions;
+        }
+        int max = 0;
+        for (Tx t : txs) {
+            if (t.c2s() == c2s && !t.p.offloadPiece) {
+                max = Math.max(max, t.p.len);
+            }
+        }
+        return max > 0 ? max : 1460;
     }
 
     // ------------------------------------------------------------------ ACK arrivals

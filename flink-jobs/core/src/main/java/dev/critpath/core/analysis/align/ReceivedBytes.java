@@ -1,4 +1,4 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.align;
 
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,5 +1,9 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.path;
 
+import dev.critpath.core.analysis.Endpoint;
+import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -20,7 +24,7 @@ import java.util.List;
  * The critical path is the chain of dependencies from the client's last event back to its SYN.
  * Arc weights are differences of event times, so the path's arcs add up to its span exactly.
  */
-final class CriticalPath {
+public final class CriticalPath {
     private static final int NO_NODE = -1;
 
     private final Timeline tl;
@@ -29,15 +33,16 @@ final class CriticalPath {
     private final int[] parent;
     private final PathArc.Kind[] arcKind;
 
-    final List<Arc> arcs = new ArrayList<>();
-    long startUs;
-    long endUs;
+    private final List<Arc> arcs = new ArrayList<>();
+    /** The client's first and last events: the connection as the client saw it. */
+    public final long startUs;
+    public final long endUs;
 
     /** A raw arc between two nodes, before categories are assigned. */
-    record Arc(int from, int to, long fromUs, long toUs, PathArc.Kind kind) {
+    public record Arc(int from, int to, long fromUs, long toUs, PathArc.Kind kind) {
     }
 
-    CriticalPath(Timeline tl) {
+    public CriticalPath(Timeline tl) {
         this.tl = tl;
         this.txs = tl.txs;
         parent = new int[2 * txs.size()];
@@ -46,6 +51,8 @@ final class CriticalPath {
         int[] clientEvents = eventsAt(true);
         linkEndpoint(clientEvents);
         linkEndpoint(eventsAt(false));
+        startUs = clientEvents.length == 0 ? 0 : time(clientEvents[0]);
+        endUs = clientEvents.length == 0 ? 0 : time(clientEvents[clientEvents.length - 1]);
         walk(clientEvents);
     }
 
@@ -57,7 +64,12 @@ final class CriticalPath {
         return 2 * tx + 1;
     }
 
-    Tx tx(int node) {
+    /** The path's arcs from the client's first event to its last. */
+    public List<Arc> arcs() {
+        return Collections.unmodifiableList(arcs);
+    }
+
+    public Tx tx(int node) {
         return txs.get(node >> 1);
     }
 
@@ -204,14 +216,12 @@ final class CriticalPath {
         arcKind[node] = kind;
     }
 
-    /** The client's first and last events bound the connection as the client saw it. */
+    /** Back from the client's last event along each event's dependency, to the root. */
     private void walk(int[] clientEvents) {
         if (clientEvents.length == 0) {
             return;
         }
         int end = clientEvents[clientEvents.length - 1];
-        startUs = time(clientEvents[0]);
-        endUs = time(end);
         List<Arc> rev = new ArrayList<>();
         int node = end;
         java.util.BitSet seen = new java.util.BitSet(parent.length);
@@ -234,14 +244,13 @@ final class CriticalPath {
         }
     }
 
-    /** Endpoint where a node happens: "client" or "server". */
-    String endpointOf(int node) {
+    /** The endpoint where a node happens. */
+    public Endpoint endpointOf(int node) {
         Tx t = tx(node);
-        boolean atClient = t.c2s() != isArrival(node);
-        return atClient ? "client" : "server";
+        return t.c2s() != isArrival(node) ? Endpoint.CLIENT : Endpoint.SERVER;
     }
 
-    boolean estimated(int node) {
+    public boolean estimated(int node) {
         if (node == NO_NODE) {
             return true;
         }

@@ -1,12 +1,11 @@
 package dev.critpath.core.analysis;
 
-import dev.critpath.core.screen.ScreenVerdict;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Everything critpath says about one connection: profile, exchanges, the path itself, the screen's verdict. */
-public record ConnectionResult(ConnectionProfile profile, List<ExchangeProfile> exchanges, List<PathArc> arcs, ScreenVerdict verdict) {
+/** What the analysis says about one connection: where its time went, its exchanges, the critical path itself. */
+public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile> exchanges, List<PathArc> arcs) {
 
     /** Rows of the warehouse's `critical_path` table. */
     public List<Map<String, Object>> arcColumns() {
@@ -21,8 +20,8 @@ public record ConnectionResult(ConnectionProfile profile, List<ExchangeProfile> 
             m.put("category", a.category().key());
             m.put("propagation_us", a.times().get(Category.PROPAGATION));
             m.put("queuing_us", a.times().get(Category.QUEUING));
-            m.put("endpoint", a.endpoint());
-            m.put("direction", a.c2s() ? "c2s" : "s2c");
+            m.put("endpoint", a.endpoint().key());
+            m.put("direction", a.direction().key());
             m.put("flags", a.flags());
             m.put("seq", a.seq());
             m.put("len", a.len());

@@ -1,0 +1,64 @@
+package dev.critpath.core.analysis.align;
+
+import dev.critpath.core.event.TcpFlags;
+import java.util.List;
+
+/** What the sensors missed, estimated where the other side proves it happened (paper 000's capture gaps). */
+final class CaptureGaps {
+    /** Transmissions whose departure or arrival is estimated because a capture missed it. */
+    int estimated;
+    /** Packets the sender's sensor saw and the receiver's did not, in each direction: lost in between. */
+    int lostC2s;
+    int lostS2c;
+
+    /**
+     * Estimates what one sensor missed. A packet only the receiver's sensor saw left the sender
+     * one minimum delay earlier (the sender's sensor dropped it). A packet only the sender's sensor
+     * saw was lost in between, unless the receiver acknowledged its bytes although no other copy
+     * of them arrived: then the receiver's sensor dropped it.
+     */
+    static CaptureGaps fill(List<Tx> txs, long minOwdC2s, long minOwdS2c) {
+        CaptureGaps gaps = new CaptureGaps();
+        for (Tx t : txs) {
+            long owd = t.c2s() ? Math.max(minOwdC2s, 1) : Math.max(minOwdS2c, 1);
+            if (t.dep == Tx.NONE && t.arr != Tx.NONE) {
+                t.dep = t.arr - owd;
+                t.depEstimated = true;
+                gaps.estimated++;
+            }
+        }
+        for (boolean dir : new boolean[] {true, false}) {
+            long maxAckByReceiver = Long.MIN_VALUE;
+            for (Tx t : txs) {
+                if (t.c2s() != dir && t.has(TcpFlags.ACK) && !t.depEstimated && t.dep != Tx.NONE) {
+                    maxAckByReceiver = Math.max(maxAckByReceiver, t.p.ack);
+                }
+            }
+            for (Tx t : txs) {
+                if (t.c2s() != dir || t.arr != Tx.NONE || !t.p.carriesSeqSpace()) {
+                    continue;
+                }
+                if (t.end() <= maxAckByReceiver && !anotherCopyArrived(txs, t)) {
+                    t.arr = t.dep + (dir ? Math.max(minOwdC2s, 1) : Math.max(minOwdS2c, 1));
+                    t.arrEstimated = true;
+                    gaps.estimated++;
+                } else if (dir) {
+                    gaps.lostC2s++;
+                } else {
+                    gaps.lostS2c++;
+                }
+            }
+        }
+        return gaps;
+    }
+
+    /** Any other arrival carrying some of the same bytes (re-sends may be cut into smaller pieces). */
+    private static boolean anotherCopyArrived(List<Tx> txs, Tx lost) {
+        for (Tx t : txs) {
+            if (t != lost && t.c2s() == lost.c2s() && t.arr != Tx.NONE && t.seq() < lost.end() && t.end() > lost.seq()) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

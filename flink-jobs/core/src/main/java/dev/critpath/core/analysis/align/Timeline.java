@@ -1,0 +1,148 @@
+package dev.critpath.core.analysis.align;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.PathPrior;
+import dev.critpath.core.analysis.clean.Packet;
+import dev.critpath.core.analysis.clean.SensorView;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every transmission of a connection on the client's timeline: which sensor sits where, which
+ * packet at one sensor is which packet at the other, the clock between them, and estimates for
+ * times no sensor saw.
+ */
+public final class Timeline {
+    public final CaptureMode mode;
+    /** In order of their earliest known time, numbered so. */
+    public final List<Tx> txs;
+    public final SensorView clientView;
+    public final SensorView serverView;
+    public final SensorClock clock;
+    /** Minimum one-way delay per direction on the unified timeline (single sensor: half the min RTT). */
+    public final long minOwdC2s;
+    public final long minOwdS2c;
+    /** Minimum round trip through the sensors, µs. */
+    public final long minRttUs;
+    /** Transmissions whose departure or arrival is estimated because a capture missed it. */
+    public final int captureGaps;
+    public final int lostBetweenSensors;
+
+    private Timeline(CaptureMode mode, List<Tx> txs, SensorView clientView, SensorView serverView, SensorClock clock, long minOwdC2s,
+            long minOwdS2c, long minRttUs, CaptureGaps gaps) {
+        this.mode = mode;
+        this.txs = txs;
+        this.clientView = clientView;
+        this.serverView = serverView;
+        this.clock = clock;
+        this.minOwdC2s = minOwdC2s;
+        this.minOwdS2c = minOwdS2c;
+        this.minRttUs = minRttUs;
+        this.captureGaps = gaps.estimated;
+        this.lostBetweenSensors = gaps.lostC2s + gaps.lostS2c;
+        ordered(txs);
+    }
+
+    /**
+     * @param prior what earlier connections on the path knew: its clock offset stands in when this
+     *              connection cannot tell its own, its one-way delays when no packet of a direction
+     *              was seen by both sensors
+     */
+    public static Timeline align(List<SensorView> views, AnalysisConfig cfg, PathPrior prior) {
+        if (views.isEmpty()) {
+            throw new IllegalArgumentException("a connection needs packets from at least one sensor");
+        }
+        if (views.size() > 2) {
+            throw new IllegalArgumentException("a connection seen by " + views.size() + " sensors; at most two (client and server side) are supported");
+        }
+        if (views.size() == 1) {
+            return singleSensor(views.get(0), SensorRoles.isClientSide(views.get(0), cfg));
+        }
+        boolean firstIsClient = SensorRoles.firstIsClientSide(views.get(0), views.get(1), cfg);
+        return twoPoint(views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior);
+    }
+
+    /** The remote end's events one half of the minimum round trip away from the sensor's. */
+    private static Timeline singleSensor(SensorView v, boolean atClient) {
+        long minRtt = SensorRoles.minTurnaround(v.pkts, atClient);
+        long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
+        List<Tx> txs = new ArrayList<>(v.pkts.size());
+        for (Packet p : v.pkts) {
+            Tx t = new Tx(txs.size(), p);
+            boolean leavesHere = p.c2s == atClient;
+            if (leavesHere) {
+                t.dep = p.ts;
+                t.arr = p.ts + half;
+                t.arrEstimated = true;
+            } else {
+                t.arr = p.ts;
+                t.dep = p.ts - half;
+                t.depEstimated = true;
+            }
+            txs.add(t);
+        }
+        return new Timeline(atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, txs, atClient ? v : null, atClient ? null : v,
+                SensorClock.ONE_SENSOR, half, half, minRtt == Long.MAX_VALUE ? -1 : minRtt, new CaptureGaps());
+    }
+
+    private static Timeline twoPoint(SensorView client, SensorView server, PathPrior prior) {
+        List<Tx> txs = new ArrayList<>(client.pkts.size() + server.pkts.size());
+        Matching c2s = Matching.match(client.pkts, server.pkts, true);
+        Matching s2c = Matching.match(server.pkts, client.pkts, false);
+        SensorClock clock = SensorClock.estimate(c2s, s2c, prior);
+        c2s.weakMatch(clock::serverToClient, false);
+        s2c.weakMatch(clock::serverToClient, true);
+        c2s.emit(txs, t -> t, clock::serverToClient);
+        s2c.emit(txs, clock::serverToClient, t -> t);
+        long minOwdC2s = orElse(minObservedOwd(txs, true), prior.owdC2sUs());
+        long minOwdS2c = orElse(minObservedOwd(txs, false), prior.owdS2cUs());
+        long minRtt = minOwdC2s >= 0 && minOwdS2c >= 0 ? minOwdC2s + minOwdS2c : -1;
+        CaptureGaps gaps = CaptureGaps.fill(txs, minOwdC2s, minOwdS2c);
+        return new Timeline(CaptureMode.TWO_POINT, txs, client, server, clock, minOwdC2s, minOwdS2c, minRtt, gaps);
+    }
+
+    private static long orElse(long observed, long known) {
+        return observed >= 0 ? observed : known;
+    }
+
+    private static long minObservedOwd(List<Tx> txs, boolean c2s) {
+        long best = Long.MAX_VALUE;
+        for (Tx t : txs) {
+            if (t.c2s() == c2s && t.dep != Tx.NONE && t.arr != Tx.NONE) {
+                best = Math.min(best, t.arr - t.dep);
+            }
+        }
+        return best == Long.MAX_VALUE ? -1 : best;
+    }
+
+    /** Orders transmissions by their earliest known time, numbers them, and marks what was new to each receiver. */
+    private static void ordered(List<Tx> txs) {
+        InOrder.sortBy(txs, Timeline::sortTime);
+        for (int i = 0; i < txs.size(); i++) {
+            txs.get(i).idx = i;
+        }
+        markNewAtReceiver(txs, true);
+        markNewAtReceiver(txs, false);
+    }
+
+    private static long sortTime(Tx t) {
+        return t.dep != Tx.NONE ? t.dep : t.arr;
+    }
+
+    /** Flags the arrivals that brought the receiver bytes it did not have yet. */
+    private static void markNewAtReceiver(List<Tx> txs, boolean dir) {
+        List<Tx> arrivals = new ArrayList<>();
+        for (Tx t : txs) {
+            if (t.c2s() == dir && t.arr != Tx.NONE && t.p.carriesSeqSpace()) {
+                arrivals.add(t);
+            }
+        }
+        InOrder.sortBy(arrivals, t -> t.arr);
+        ReceivedBytes got = new ReceivedBytes();
+        for (Tx t : arrivals) {
+            t.newAtReceiver = got.add(t.seq(), t.end());
+        }
+    }
+}

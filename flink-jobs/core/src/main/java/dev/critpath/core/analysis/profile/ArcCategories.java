@@ -1,0 +1,128 @@
+package dev.critpath.core.analysis.profile;
+
+import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.Category;
+import dev.critpath.core.analysis.CategoryTimes;
+import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.Endpoint;
+import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.path.CriticalPath;
+import dev.critpath.core.event.TcpFlags;
+import java.util.List;
+
+/**
+ * Delay categories of the critical path's arcs (docs/method.md, section 5): a network arc is
+ * propagation up to the direction's minimum one-way delay and queuing beyond; a host arc is the
+ * time of the end where it happens, idle when a close follows a long pause, or "or queuing" when
+ * that end is the one no sensor watched; a loss arc is named by how the loss was recognised.
+ */
+public final class ArcCategories {
+    private final long idleThresholdUs;
+    private final CriticalPath cp;
+    private final Timeline tl;
+    private final long owdC2s;
+    private final long owdS2c;
+
+    /** @param owdC2s propagation per direction: the connection's minimum one-way delays, or the path's if smaller */
+    ArcCategories(long idleThresholdUs, CriticalPath cp, Timeline tl, long owdC2s, long owdS2c) {
+        this.idleThresholdUs = idleThresholdUs;
+        this.cp = cp;
+        this.tl = tl;
+        this.owdC2s = owdC2s;
+        this.owdS2c = owdS2c;
+    }
+
+    private CategoryTimes arcTimes(CriticalPath.Arc a) {
+        CategoryTimes ct = new CategoryTimes();
+        long w = a.toUs() - a.fromUs();
+        Tx child = cp.tx(a.to());
+        switch (a.kind()) {
+            case NETWORK -> {
+                long base = Math.max(0, child.c2s() ? owdC2s : owdS2c);
+                long prop = Math.min(w, base);
+                ct.add(Category.PROPAGATION, prop);
+                // with one sensor, delay above the minimum cannot be told from the remote end's own
+                ct.add(tl.mode == CaptureMode.TWO_POINT ? Category.QUEUING : unsplit(tl.mode == CaptureMode.SERVER_SIDE ? Endpoint.CLIENT : Endpoint.SERVER), w - prop);
+            }
+            case HOST -> {
+                Endpoint at = cp.endpointOf(a.to());
+                if (tl.mode.remote(at)) {
+                    ct.add(unsplit(at), w);
+                } else if ((child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && w >= idleThresholdUs) {
+                    ct.add(Category.IDLE, w);
+                } else {
+                    ct.add(at == Endpoint.CLIENT ? Category.CLIENT : Category.SERVER, w);
+                }
+            }
+            case LOSS -> ct.add(switch (child.lossCause) {
+                case FAST_RETRANSMIT -> Category.LOSS_FAST_RETRANSMIT;
+                case BACKOFF -> Category.LOSS_BACKOFF;
+                default -> Category.LOSS_TIMEOUT;
+            }, w);
+            default -> ct.add(Category.UNKNOWN, w);
+        }
+        return ct;
+    }
+
+    /** With one sensor, the remote end's time cannot be told from queuing on the way to it. */
+    private static Category unsplit(Endpoint remote) {
+        return remote == Endpoint.CLIENT ? Category.CLIENT_OR_QUEUING : Category.SERVER_OR_QUEUING;
+    }
+
+    PathArc categorise(int index, CriticalPath.Arc a) {
+        CategoryTimes ct = arcTimes(a);
+        Tx child = cp.tx(a.to());
+        Direction direction = Direction.of(child.c2s());
+        Endpoint endpoint = a.kind() == PathArc.Kind.NETWORK ? direction.receiver() : cp.endpointOf(a.to());
+        return new PathArc(index, a.fromUs(), a.toUs(), a.kind(), largest(ct), ct, endpoint, direction, TcpFlags.letters(child.p.flags),
+                child.seq(), child.p.len, cp.estimated(a.from()) || cp.estimated(a.to()));
+    }
+
+    private static Category largest(CategoryTimes ct) {
+        Category main = Category.UNKNOWN;
+        long best = -1;
+        for (Category c : Category.ALL) {
+            if (ct.get(c) > best) {
+                best = ct.get(c);
+                main = c;
+            }
+        }
+        return main;
+    }
+
+    /** The part of an arc from {@code fromUs} on: a segment starts inside the wait before its first packet. */
+    static PathArc clippedFrom(PathArc a, long fromUs) {
+        CategoryTimes ct = clip(List.of(a), fromUs, a.toUs());
+        return new PathArc(a.index(), fromUs, a.toUs(), a.kind(), largest(ct), ct, a.endpoint(), a.direction(), a.flags(), a.seq(), a.len(), a.estimated());
+    }
+
+    /**
+     * The categories of the part of the path inside [from, to]. Within a network arc propagation
+     * comes first, then queuing, so clipping stays in whole microseconds.
+     */
+    public static CategoryTimes clip(List<PathArc> arcs, long from, long to) {
+        CategoryTimes out = new CategoryTimes();
+        for (PathArc a : arcs) {
+            long lo = Math.max(a.fromUs(), from);
+            long hi = Math.min(a.toUs(), to);
+            if (hi <= lo) {
+                continue;
+            }
+            long offset = lo - a.fromUs();
+            long span = hi - lo;
+            for (Category c : Category.ALL) {
+                long part = a.times().get(c);
+                if (part == 0) {
+                    continue;
+                }
+                long take = Math.max(0, Math.min(part - offset, span));
+                offset = Math.max(0, offset - part);
+                out.add(c, take);
+                span -= take;
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,92 @@
+package dev.critpath.core.analysis.profile;
+
+import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Request/response exchanges as the client saw them: a run of client data, then the server's. */
+final class Exchange {
+    long requestBytes;
+    long responseBytes;
+    long requestFirstDep = Tx.NONE;
+    long requestLastDep = Tx.NONE;
+    long requestLastArrAtServer = Tx.NONE;
+    long responseFirstDepAtServer = Tx.NONE;
+    long responseFirstArr = Tx.NONE;
+    long responseLastArr = Tx.NONE;
+    boolean responseStarted;
+
+    static List<Exchange> detect(Timeline tl) {
+        List<Tx> events = new ArrayList<>();
+        for (Tx t : tl.txs) {
+            boolean request = t.c2s() && t.kind == Tx.Kind.NEW_DATA && t.p.len > 0 && t.dep != Tx.NONE;
+            boolean response = !t.c2s() && t.p.len > 0 && t.newAtReceiver && t.arr != Tx.NONE;
+            if (request || response) {
+                events.add(t);
+            }
+        }
+        InOrder.sortBy(events, t -> t.c2s() ? t.dep : t.arr);
+        List<Exchange> out = new ArrayList<>();
+        Exchange cur = null;
+        for (Tx t : events) {
+            if (t.c2s()) {
+                if (cur == null || cur.responseStarted) {
+                    cur = new Exchange();
+                    out.add(cur);
+                }
+                cur.requestBytes += t.p.len;
+                cur.requestFirstDep = cur.requestFirstDep == Tx.NONE ? t.dep : cur.requestFirstDep;
+                cur.requestLastDep = t.dep;
+            } else {
+                if (cur == null) {
+                    cur = new Exchange(); // the server spoke first (banners)
+                    out.add(cur);
+                }
+                cur.responseStarted = true;
+                cur.responseBytes += t.p.len;
+                cur.responseFirstArr = cur.responseFirstArr == Tx.NONE ? t.arr : cur.responseFirstArr;
+                cur.responseLastArr = t.arr;
+            }
+        }
+        out.removeIf(x -> !x.responseStarted); // a request still unanswered when the trace ends
+        for (Exchange x : out) {
+            x.serverSideTimes(tl);
+        }
+        return out;
+    }
+
+    /** The request's last byte reaching the server and the response's first byte leaving it. */
+    private void serverSideTimes(Timeline tl) {
+        for (Tx t : tl.txs) {
+            if (t.c2s() && t.p.len > 0 && t.newAtReceiver && t.arr != Tx.NONE && t.dep >= requestFirstDep
+                    && (requestLastDep == Tx.NONE || t.dep <= requestLastDep)) {
+                requestLastArrAtServer = Math.max(requestLastArrAtServer, t.arr);
+            }
+            if (!t.c2s() && t.kind == Tx.Kind.NEW_DATA && t.p.len > 0 && t.arr != Tx.NONE
+                    && t.arr >= responseFirstArr && t.arr <= responseLastArr && responseFirstDepAtServer == Tx.NONE) {
+                responseFirstDepAtServer = t.dep;
+            }
+        }
+    }
+
+    /** Request complete at the server to first response byte; with a client-side capture only, estimated. */
+    long serverThink(Timeline tl) {
+        if (requestFirstDep == Tx.NONE) {
+            return -1;
+        }
+        if (tl.mode == CaptureMode.CLIENT_SIDE) {
+            return tl.minRttUs < 0 ? -1 : Math.max(0, responseFirstArr - requestLastDep - tl.minRttUs);
+        }
+        if (requestLastArrAtServer == Tx.NONE || responseFirstDepAtServer == Tx.NONE) {
+            return -1;
+        }
+        return Math.max(0, responseFirstDepAtServer - requestLastArrAtServer);
+    }
+
+    long firstByte() {
+        return requestFirstDep == Tx.NONE ? -1 : responseFirstArr - requestFirstDep;
+    }
+}

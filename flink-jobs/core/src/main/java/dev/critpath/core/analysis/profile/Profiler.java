@@ -1,0 +1,161 @@
+package dev.critpath.core.analysis.profile;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.Category;
+import dev.critpath.core.analysis.CategoryTimes;
+import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.ConnectionProfile;
+import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.ExchangeProfile;
+import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.PathPrior;
+import dev.critpath.core.analysis.SegmentStart;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.clean.SensorView;
+import dev.critpath.core.analysis.clean.SequenceSpace;
+import dev.critpath.core.analysis.path.CriticalPath;
+import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The last step: the critical path's arcs put into delay categories and summed, the exchanges
+ * found and profiled, and the counts and quality flags gathered into the connection's profile.
+ */
+public final class Profiler {
+    private final AnalysisConfig cfg;
+    private final PathPrior prior;
+
+    public Profiler(AnalysisConfig cfg, PathPrior prior) {
+        this.cfg = cfg;
+        this.prior = prior;
+    }
+
+    /**
+     * The profile of what the critical path and the windows showed, from {@code start.fromUs()} on.
+     *
+     * @param c2s the client's sender simulation's counts (those before a segment's start are taken off)
+     */
+    public ConnectionAnalysis profile(ConnectionTrace trace, SequenceSpace bases, Timeline tl, DirectionStats c2s, DirectionStats s2c,
+            CriticalPath cp, SegmentStart start) {
+        long owdC2s = baseline(tl.minOwdC2s, prior.owdC2sUs());
+        long owdS2c = baseline(tl.minOwdS2c, prior.owdS2cUs());
+        String uid = start.connUid() != null ? start.connUid() : trace.communityId() + "/" + Long.toHexString(bases.clientBase);
+        boolean segment = start.fromUs() > cp.startUs;
+        long spanStartUs = segment ? Math.min(start.fromUs(), cp.endUs) : cp.startUs;
+        List<PathArc> arcs = new ArrayList<>(cp.arcs().size());
+        ArcCategories categories = new ArcCategories(cfg.idleThresholdUs, cp, tl, owdC2s, owdS2c);
+        CategoryTimes total = new CategoryTimes();
+        long maxServerArc = 0;
+        Set<Integer> pathPackets = new HashSet<>();
+        int rounds = 0;
+        for (CriticalPath.Arc a : cp.arcs()) {
+            if (segment && a.toUs() <= spanStartUs) {
+                continue; // an earlier segment's, or the restarted handshake
+            }
+            PathArc pa = categories.categorise(start.arcIndex() + arcs.size(), a);
+            if (a.fromUs() < spanStartUs) {
+                pa = ArcCategories.clippedFrom(pa, spanStartUs);
+            }
+            arcs.add(pa);
+            total.addAll(pa.times());
+            if (pa.kind() == PathArc.Kind.HOST && pa.category() == Category.SERVER) {
+                maxServerArc = Math.max(maxServerArc, pa.durationUs());
+            }
+            if (a.from() >= 0 && a.fromUs() >= spanStartUs) {
+                pathPackets.add(a.from() >> 1);
+            }
+            pathPackets.add(a.to() >> 1);
+            if (pa.kind() == PathArc.Kind.NETWORK && pa.direction() == Direction.C2S) {
+                rounds++;
+            }
+        }
+        if (total.total() != cp.endUs - spanStartUs) {
+            throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - spanStartUs) + " us connection");
+        }
+        List<Exchange> exchanges = Exchange.detect(tl);
+        exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
+        List<ExchangeProfile> exchangeProfiles = new ArrayList<>();
+        long prevEnd = spanStartUs;
+        for (Exchange x : exchanges) {
+            long from = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
+            CategoryTimes within = ArcCategories.clip(arcs, from, x.responseLastArr);
+            exchangeProfiles.add(new ExchangeProfile(uid, exchangeProfiles.size(), from, x.responseLastArr,
+                    x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within));
+            prevEnd = x.responseLastArr;
+        }
+        if (segment) {
+            // the restarted handshake was counted by the segment before
+            c2s.packets -= packetsBefore(tl, true, spanStartUs);
+            s2c.packets -= packetsBefore(tl, false, spanStartUs);
+        }
+        ConnectionProfile profile = new ConnectionProfile(uid, trace.communityId(), trace.clientAddr(), trace.clientPort(),
+                trace.serverAddr(), trace.serverPort(),
+                tl.clientView != null ? tl.clientView.sensor : null, tl.serverView != null ? tl.serverView.sensor : null,
+                tl.mode, spanStartUs, cp.endUs, total,
+                new ConnectionProfile.PathSummary(pathPackets.size(), rounds, arcs.size(), maxServerArc, handshake(tl),
+                        exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).firstByteUs(),
+                        exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).serverThinkUs(),
+                        tl.mode == CaptureMode.CLIENT_SIDE, exchangeProfiles.size()),
+                c2s, s2c,
+                new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clock.offsetUs(),
+                        tl.clock.uncertaintyUs(), tl.clock.reliable(), tl.clock.fromPair(), tl.clock.driftPpm()),
+                quality(tl, bases, c2s, s2c, trace.eventsOverCap()),
+                PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE));
+        return new ConnectionAnalysis(profile, exchangeProfiles, arcs);
+    }
+
+    private static long baseline(long own, long path) {
+        if (path < 0) {
+            return own;
+        }
+        return own < 0 ? path : Math.min(own, path);
+    }
+
+    /** Packets of one direction the sender simulation counted that left before {@code us}. */
+    private static long packetsBefore(Timeline tl, boolean c2s, long us) {
+        long n = 0;
+        for (Tx t : tl.txs) {
+            if (t.c2s() == c2s && t.dep != Tx.NONE && t.dep < us) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static long handshake(Timeline tl) {
+        long syn = Tx.NONE;
+        long synAck = Tx.NONE;
+        for (Tx t : tl.txs) {
+            if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK) && syn == Tx.NONE && t.dep != Tx.NONE) {
+                syn = t.dep;
+            } else if (t.has(TcpFlags.SYN) && t.has(TcpFlags.ACK) && synAck == Tx.NONE && t.arr != Tx.NONE) {
+                synAck = t.arr;
+            }
+        }
+        return syn == Tx.NONE || synAck == Tx.NONE ? -1 : synAck - syn;
+    }
+
+    private static ConnectionProfile.Quality quality(Timeline tl, SequenceSpace bases, DirectionStats c2s, DirectionStats s2c, long eventsOverCap) {
+        int dups = 0;
+        int supers = 0;
+        int reordered = 0;
+        for (SensorView v : new SensorView[] {tl.clientView, tl.serverView}) {
+            if (v == null) {
+                continue;
+            }
+            dups += v.duplicatesRemoved;
+            supers += v.superSegments;
+            reordered += v.reorderedInCapture;
+        }
+        boolean closed = tl.txs.stream().anyMatch(t -> t.has(TcpFlags.FIN) || t.has(TcpFlags.RST));
+        return new ConnectionProfile.Quality(c2s.outOfWindow + s2c.outOfWindow, tl.captureGaps,
+                tl.lostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed, eventsOverCap);
+    }
+}
