@@ -56,9 +56,7 @@ public final class SenderSim {
     private long maxPacketsOut;
     private long cwndUsageSeq;
     // timers
-    private long srtt = -1;
-    private long rttvar;
-    private long minRtt = -1;
+    private final RttEstimator rtt;
     private long lastDataSend = NONE;
     private long lastLossEvidence = NONE;
     private long lastAckTime = NONE;
@@ -123,6 +121,7 @@ public final class SenderSim {
         this.rcvWscale = rcvWscale;
         this.sack = sack;
         this.cwnd = cfg.initialWindow;
+        this.rtt = new RttEstimator(cfg.rtoMinUs);
         this.ssthresh = cfg.initialSsthresh;
     }
 
@@ -150,8 +149,8 @@ public final class SenderSim {
         }
         long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep, acks.isEmpty() ? NONE : acks.get(acks.size() - 1).arr);
         finishAccounting(end);
-        stats.srttUs = srtt;
-        stats.minRttUs = minRtt;
+        stats.srttUs = rtt.srtt();
+        stats.minRttUs = rtt.minRtt();
         stats.bytes = uniqueBytes(txs, c2s);
     }
 
@@ -282,31 +281,9 @@ public final class SenderSim {
             newest = s;
         }
         if (newest != null && !newest.everRetransmitted) {
-            rttSample(t - newest.lastDep); // Karn: only never-retransmitted segments
+            rtt.sample(t - newest.lastDep); // Karn: only never-retransmitted segments
         }
         return acked;
-    }
-
-    private void rttSample(long r) {
-        if (r < 0) {
-            return;
-        }
-        minRtt = minRtt < 0 ? r : Math.min(minRtt, r);
-        if (srtt < 0) {
-            srtt = r;
-            rttvar = r / 2;
-        } else {
-            rttvar = (3 * rttvar + Math.abs(srtt - r)) / 4;
-            srtt = (7 * srtt + r) / 8;
-        }
-    }
-
-    /** Linux's RTO: srtt + 4 rttvar, but at least the minimum RTO above srtt. */
-    private long rto() {
-        if (srtt < 0) {
-            return 1_000_000;
-        }
-        return srtt + Math.max(4 * rttvar, cfg.rtoMinUs);
     }
 
     private int applySack(long[] blocks) {
@@ -491,7 +468,7 @@ public final class SenderSim {
         if (s.p.len > 0) {
             stats.dataPackets++;
         }
-        if (cfg.slowStartAfterIdle && outstanding.isEmpty() && lastDataSend != NONE && t - lastDataSend > rto()) {
+        if (cfg.slowStartAfterIdle && outstanding.isEmpty() && lastDataSend != NONE && t - lastDataSend > rtt.rto()) {
             restartAfterIdle(t - lastDataSend);
             recordBarrier(t, -1);
         }
@@ -546,7 +523,7 @@ public final class SenderSim {
     /** Linux tcp_cwnd_restart: halve per RTO idle, not below the initial window. */
     private void restartAfterIdle(long idle) {
         long restart = Math.min(cfg.initialWindow, cwnd);
-        long rto = rto();
+        long rto = rtt.rto();
         long c = cwnd;
         for (long d = idle - rto; d > 0 && c > restart; d -= rto) {
             c >>= 1;
@@ -572,7 +549,7 @@ public final class SenderSim {
         if (s.p.ipId > 0 && above.p.ipId > 0) {
             return (short) (s.p.ipId - above.p.ipId) < 0; // per-socket counters (Linux, BSD) increase
         }
-        long reorderWindow = Math.max(3_000, minRtt > 0 ? minRtt / 4 : 0); // tshark also calls it out of order within 3 ms
+        long reorderWindow = Math.max(3_000, rtt.minRtt() > 0 ? rtt.minRtt() / 4 : 0); // tshark also calls it out of order within 3 ms
         return s.dep - above.dep <= reorderWindow;
     }
 
@@ -660,7 +637,7 @@ public final class SenderSim {
      * tail loss probe (Linux sends TLPs only with SACK), anything else a coarse timeout.
      */
     private LossCause classify(Tx s, long t, Seg seg, Tx prev) {
-        long reorderWindow = sack && minRtt > 0 ? minRtt / 4 : 0; // RACK may wait min_rtt/4
+        long reorderWindow = sack && rtt.minRtt() > 0 ? rtt.minRtt() / 4 : 0; // RACK may wait min_rtt/4
         boolean evidenceSincePrev = lastLossEvidence != NONE && (prev == null || lastLossEvidence >= prev.dep);
         boolean ackTriggered = evidenceSincePrev && lastAckTime != NONE && t - lastLossEvidence <= cfg.ackTriggerSlackUs + reorderWindow;
         if (ackTriggered && !inLoss && (inRecovery || dupacks >= 1 || sack)) {
