@@ -21,8 +21,9 @@ import java.util.List;
  * the window to the observed flight and is counted, never fatal.
  */
 public final class SenderSim {
-    private static final int SCAN_LIMIT = 512;
     private static final long NONE = Long.MIN_VALUE;
+    /** Earlier transmissions searched for the one a re-send repeats. */
+    private static final int RESEND_SCAN_LIMIT = 65_536;
 
     private final List<Tx> txs;
     private final boolean c2s;
@@ -72,11 +73,7 @@ public final class SenderSim {
     private long sackedSegs;
     private long lostSegs;
     // liberation history: after each ACK (or window change), the highest sequence the window allowed
-    private long[] evTime = new long[64];
-    private int[] evTx = new int[64];
-    private long[] evLimit = new long[64];
-    private boolean[] evFlowStart = new boolean[64];
-    private int evCount;
+    private final LiberationHistory liberations = new LiberationHistory();
     // window-limited and zero-window accounting
     private boolean rwndBound;
     private long rwndBoundSince = NONE;
@@ -204,7 +201,7 @@ public final class SenderSim {
             nxt = Math.max(nxt, 1);
             dropAcked(1, t);
             rwnd = window(a);
-            recordEvent(t, a.idx, true);
+            recordEvent(a.idx, true);
             lastAckTime = t;
             lastAckTx = a.idx;
             return;
@@ -249,7 +246,7 @@ public final class SenderSim {
             lastLossEvidence = t;
         }
         trackWindows(t);
-        recordEvent(t, a.idx, false);
+        recordEvent(a.idx, false);
         lastAckTime = t;
         lastAckTx = a.idx;
     }
@@ -470,14 +467,14 @@ public final class SenderSim {
         }
         if (cfg.slowStartAfterIdle && outstanding.isEmpty() && lastDataSend != NONE && t - lastDataSend > rtt.rto()) {
             restartAfterIdle(t - lastDataSend);
-            recordBarrier(t, -1);
+            recordEvent(-1, false);
         }
         long e = s.end();
         long dataEnd = s.seq() + s.p.len; // Linux lets a FIN go whatever the congestion window
         boolean finOnly = s.p.len == 0;
         if (!finOnly) {
             if (limit() >= dataEnd) {
-                s.liberator = liberatorFor(dataEnd);
+                s.liberator = liberations.liberatorFor(dataEnd, lastAckTx);
                 if (clockedByLastAck(t) && s.liberator != lastAckTx) {
                     s.liberator = lastAckTx;
                     stats.ackClocked++;
@@ -517,7 +514,7 @@ public final class SenderSim {
             cwnd = Math.max(cwnd, pipe() + segs);
             stats.maxCwndSegments = Math.max(stats.maxCwndSegments, cwnd);
         }
-        recordBarrier(t, lastAckTx);
+        recordEvent(lastAckTx, false);
     }
 
     /** Linux tcp_cwnd_restart: halve per RTO idle, not below the initial window. */
@@ -567,7 +564,7 @@ public final class SenderSim {
         s.kind = Tx.Kind.NEW_DATA;
         stats.reordered++;
         stats.dataPackets++;
-        s.liberator = liberatorFor(s.seq() + s.p.len);
+        s.liberator = liberations.liberatorFor(s.seq() + s.p.len, lastAckTx);
         remember(new Seg(s.seq(), s.end(), Math.max(segs(s.p.len), 1), s.idx, t));
         sent.add(s);
     }
@@ -678,7 +675,7 @@ public final class SenderSim {
         if (!cfg.prr) {
             cwnd = ssthresh + cfg.dupThresh;
         }
-        recordBarrier(t, lastAckTx);
+        recordEvent(lastAckTx, false);
     }
 
     private void enterLoss(long t, boolean backoff) {
@@ -697,7 +694,7 @@ public final class SenderSim {
                 lostSegs += s.segs;
             }
         }
-        recordBarrier(t, -1);
+        recordEvent(-1, false);
     }
 
     // ------------------------------------------------------------------ window bookkeeping
@@ -723,51 +720,9 @@ public final class SenderSim {
         return Math.max(1, (len + mss - 1) / mss);
     }
 
-    private void recordEvent(long t, int tx, boolean flowStart) {
-        if (evCount == evTime.length) {
-            int n = evCount * 2;
-            evTime = java.util.Arrays.copyOf(evTime, n);
-            evTx = java.util.Arrays.copyOf(evTx, n);
-            evLimit = java.util.Arrays.copyOf(evLimit, n);
-            evFlowStart = java.util.Arrays.copyOf(evFlowStart, n);
-        }
-        evTime[evCount] = t;
-        evTx[evCount] = tx;
-        evLimit[evCount] = limit();
-        evFlowStart[evCount] = flowStart;
-        evCount++;
-    }
-
-    /** A window change not caused by an ACK; tx names what the sender was reacting to, or -1. */
-    private void recordBarrier(long t, int tx) {
-        recordEvent(t, tx, false);
-    }
-
-    /**
-     * The earliest event after which the window kept allowing byte e-1: scan back while the
-     * recorded limit covers it. Long app-limited stretches are cut at SCAN_LIMIT events; the
-     * application dependency dominates there anyway.
-     */
-    private int liberatorFor(long e) {
-        int j = evCount - 1;
-        int stop = Math.max(0, evCount - SCAN_LIMIT);
-        while (j >= stop && evLimit[j] >= e) {
-            j--;
-        }
-        int k = j + 1;
-        if (k >= evCount) {
-            return lastAckTx;
-        }
-        return evTx[k];
-    }
-
-    private boolean liberatedAtFlowStart(int liberator) {
-        for (int k = 0; k < evCount && k < 4; k++) {
-            if (evFlowStart[k] && evTx[k] == liberator) {
-                return true;
-            }
-        }
-        return false;
+    /** A window change, caused by the ACK tx or (tx -1) not by an ACK. */
+    private void recordEvent(int tx, boolean flowStart) {
+        liberations.record(tx, limit(), flowStart);
     }
 
     private void trackBurst(Tx s, long t) {
@@ -780,7 +735,7 @@ public final class SenderSim {
         } else {
             burstLiberator = s.liberator;
             burstLen = 1;
-            burstFromFlowStart = s.liberator < 0 || liberatedAtFlowStart(s.liberator);
+            burstFromFlowStart = s.liberator < 0 || liberations.opensFlow(s.liberator);
         }
         burstLastDep = t;
         if (burstFromFlowStart) {
@@ -830,7 +785,7 @@ public final class SenderSim {
 
     /** The latest earlier transmission containing byte seq (re-sends are rare, so a bounded scan back is cheap). */
     private int previousTransmission(long seq) {
-        for (int i = sent.size() - 1; i >= Math.max(0, sent.size() - SCAN_LIMIT * 128); i--) {
+        for (int i = sent.size() - 1; i >= Math.max(0, sent.size() - RESEND_SCAN_LIMIT); i--) {
             Tx t = sent.get(i);
             if (t.seq() <= seq && seq < t.end()) {
                 return t.idx;
