@@ -6,9 +6,7 @@ import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -63,15 +61,9 @@ public final class SenderSim {
     private long lastAckTime = NONE;
     private int lastAckTx = -1;
     private long pipeBeforeLastAck;
-    // scoreboard of sent, not cumulatively acknowledged segments
-    private final ArrayDeque<Seg> outstanding = new ArrayDeque<>();
+    private final Scoreboard scoreboard = new Scoreboard();
     /** Every transmission carrying sequence space, in departure order, to find what a re-send repeats. */
     private final List<Tx> sent = new ArrayList<>();
-    private int renoSacked;
-    // running totals over the scoreboard, so pipe() is O(1)
-    private long outSegs;
-    private long sackedSegs;
-    private long lostSegs;
     // liberation history: after each ACK (or window change), the highest sequence the window allowed
     private final LiberationHistory liberations = new LiberationHistory();
     // window-limited and zero-window accounting
@@ -87,28 +79,6 @@ public final class SenderSim {
     private long burstLen;
     private long burstLastDep = NONE;
     private boolean burstFromFlowStart;
-
-    /** A sent segment, possibly retransmitted, not yet cumulatively acknowledged. */
-    private static final class Seg {
-        final long seq;
-        final long end;
-        final int segs;
-        int lastTx;
-        long lastDep;
-        boolean sacked;
-        boolean lost;
-        boolean everRetransmitted;
-        LossCause lastCause;
-        long unaAtLastTimer = NONE;
-
-        Seg(long seq, long end, int segs, int tx, long dep) {
-            this.seq = seq;
-            this.end = end;
-            this.segs = segs;
-            this.lastTx = tx;
-            this.lastDep = dep;
-        }
-    }
 
     public SenderSim(List<Tx> txs, boolean c2s, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack) {
         this.txs = txs;
@@ -199,7 +169,7 @@ public final class SenderSim {
             established = true;
             una = 1;
             nxt = Math.max(nxt, 1);
-            dropAcked(1, t);
+            acknowledge(1, t);
             rwnd = window(a);
             recordEvent(a.idx, true);
             lastAckTime = t;
@@ -207,15 +177,14 @@ public final class SenderSim {
             return;
         }
         long prevRwnd = rwnd;
-        pipeBeforeLastAck = pipe();
+        pipeBeforeLastAck = scoreboard.pipe();
         rwnd = window(a);
-        int newlySacked = applySack(a.p.sack);
+        int newlySacked = a.p.sack == null || !sack ? 0 : scoreboard.sack(a.p.sack);
         boolean lossEvidence = newlySacked > 0;
         if (ack > una) {
-            long acked = dropAcked(ack, t);
+            long acked = acknowledge(ack, t);
             una = ack;
             dupacks = 0;
-            renoSacked = 0;
             if (inRecovery) {
                 if (una >= recoverPoint) {
                     inRecovery = false;
@@ -236,7 +205,7 @@ public final class SenderSim {
             stats.dupAcksReceived++;
             lossEvidence = true;
             if (!sack) {
-                renoSacked = (int) Math.min(renoSacked + 1, Math.max(outstandingSegs() - 1, 0));
+                scoreboard.duplicateAck();
             }
             if (inRecovery) {
                 prr(Math.max(1, newlySacked));
@@ -265,69 +234,14 @@ public final class SenderSim {
         return (long) a.p.win << rcvWscale;
     }
 
-    /** Removes what the ACK covers from the scoreboard; returns segments newly acknowledged. */
-    private long dropAcked(long ack, long t) {
-        long acked = 0;
-        Seg newest = null;
-        while (!outstanding.isEmpty() && outstanding.peekFirst().end <= ack) {
-            Seg s = outstanding.pollFirst();
-            forget(s);
-            if (!s.sacked) {
-                acked += s.segs;
-            }
-            newest = s;
-        }
+    /** What a cumulative ACK covers leaves the scoreboard; returns segments newly acknowledged. */
+    private long acknowledge(long ack, long t) {
+        long acked = scoreboard.acknowledge(ack);
+        Scoreboard.Segment newest = scoreboard.newestAcked();
         if (newest != null && !newest.everRetransmitted) {
             rtt.sample(t - newest.lastDep); // Karn: only never-retransmitted segments
         }
         return acked;
-    }
-
-    private int applySack(long[] blocks) {
-        if (blocks == null || !sack) {
-            return 0;
-        }
-        long top = 0;
-        for (int k = 1; k < blocks.length; k += 2) {
-            top = Math.max(top, blocks[k]);
-        }
-        int newly = 0;
-        for (Seg s : outstanding) {
-            if (s.seq >= top) {
-                break;
-            }
-            if (s.sacked) {
-                continue;
-            }
-            for (int k = 0; k + 1 < blocks.length; k += 2) {
-                if (blocks[k] <= s.seq && s.end <= blocks[k + 1]) {
-                    s.sacked = true;
-                    sackedSegs += s.segs;
-                    if (s.lost) {
-                        s.lost = false;
-                        lostSegs -= s.segs;
-                    }
-                    newly += s.segs;
-                    break;
-                }
-            }
-        }
-        return newly;
-    }
-
-    private void remember(Seg s) {
-        outstanding.addLast(s);
-        outSegs += s.segs;
-    }
-
-    private void forget(Seg s) {
-        outSegs -= s.segs;
-        if (s.sacked) {
-            sackedSegs -= s.segs;
-        }
-        if (s.lost) {
-            lostSegs -= s.segs;
-        }
     }
 
     /** Slow start then congestion avoidance (Linux tcp_reno_cong_avoid, byte counting in segments). */
@@ -356,7 +270,7 @@ public final class SenderSim {
 
     /** Linux tcp_cwnd_validate on the send path: how much of cwnd the current window of data uses. */
     private void validateCwnd() {
-        long pipe = pipe();
+        long pipe = scoreboard.pipe();
         boolean limitedNow = pipe >= cwnd;
         if (una >= cwndUsageSeq || limitedNow || (!isCwndLimited && pipe > maxPacketsOut)) {
             isCwndLimited = limitedNow;
@@ -376,7 +290,7 @@ public final class SenderSim {
             return;
         }
         prrDelivered += delivered;
-        long pipe = pipe();
+        long pipe = scoreboard.pipe();
         long sndcnt;
         if (pipe > ssthresh) {
             sndcnt = (ssthresh * prrDelivered + priorCwnd - 1) / Math.max(priorCwnd, 1) - prrOut;
@@ -465,7 +379,7 @@ public final class SenderSim {
         if (s.p.len > 0) {
             stats.dataPackets++;
         }
-        if (cfg.slowStartAfterIdle && outstanding.isEmpty() && lastDataSend != NONE && t - lastDataSend > rtt.rto()) {
+        if (cfg.slowStartAfterIdle && scoreboard.isEmpty() && lastDataSend != NONE && t - lastDataSend > rtt.rto()) {
             restartAfterIdle(t - lastDataSend);
             recordEvent(-1, false);
         }
@@ -483,7 +397,7 @@ public final class SenderSim {
                 resync(s, t, dataEnd, segs);
             }
         }
-        remember(new Seg(s.seq(), e, Math.max(segs, 1), s.idx, t));
+        scoreboard.add(new Scoreboard.Segment(s.seq(), e, Math.max(segs, 1), s.idx, t));
         sent.add(s);
         nxt = e;
         if (s.p.len > 0) {
@@ -511,7 +425,7 @@ public final class SenderSim {
         if (rwnd >= 0 && e > una + rwnd) {
             stats.rwndViolations++;
         } else {
-            cwnd = Math.max(cwnd, pipe() + segs);
+            cwnd = Math.max(cwnd, scoreboard.pipe() + segs);
             stats.maxCwndSegments = Math.max(stats.maxCwndSegments, cwnd);
         }
         recordEvent(lastAckTx, false);
@@ -565,7 +479,7 @@ public final class SenderSim {
         stats.reordered++;
         stats.dataPackets++;
         s.liberator = liberations.liberatorFor(s.seq() + s.p.len, lastAckTx);
-        remember(new Seg(s.seq(), s.end(), Math.max(segs(s.p.len), 1), s.idx, t));
+        scoreboard.add(new Scoreboard.Segment(s.seq(), s.end(), Math.max(segs(s.p.len), 1), s.idx, t));
         sent.add(s);
     }
 
@@ -578,7 +492,7 @@ public final class SenderSim {
             prevIdx = firstAbove(s.end()).idx;
         }
         s.rtxOf = prevIdx;
-        Seg seg = segmentAt(s.seq());
+        Scoreboard.Segment seg = scoreboard.at(s.seq());
         Tx prev = prevIdx >= 0 ? txs.get(prevIdx) : null;
         boolean clocked = inLoss && lastAckTime != NONE && lastAckTime > lossStart && t - lastAckTime <= cfg.ackTriggerSlackUs;
         LossCause cause = clocked ? LossCause.TIMEOUT : classify(s, t, seg, prev);
@@ -606,10 +520,7 @@ public final class SenderSim {
         }
         if (seg != null) {
             seg.everRetransmitted = true;
-            if (seg.lost) {
-                seg.lost = false; // back in flight
-                lostSegs -= seg.segs;
-            }
+            scoreboard.resent(seg);
             seg.lastTx = s.idx;
             seg.lastDep = t;
             seg.lastCause = cause;
@@ -633,7 +544,7 @@ public final class SenderSim {
      * backoff, the first re-send of the highest segment with SACK on in the open state is a
      * tail loss probe (Linux sends TLPs only with SACK), anything else a coarse timeout.
      */
-    private LossCause classify(Tx s, long t, Seg seg, Tx prev) {
+    private LossCause classify(Tx s, long t, Scoreboard.Segment seg, Tx prev) {
         long reorderWindow = sack && rtt.minRtt() > 0 ? rtt.minRtt() / 4 : 0; // RACK may wait min_rtt/4
         boolean evidenceSincePrev = lastLossEvidence != NONE && (prev == null || lastLossEvidence >= prev.dep);
         boolean ackTriggered = evidenceSincePrev && lastAckTime != NONE && t - lastLossEvidence <= cfg.ackTriggerSlackUs + reorderWindow;
@@ -688,29 +599,15 @@ public final class SenderSim {
         inLoss = true;
         lossPoint = nxt;
         lossStart = t;
-        for (Seg s : outstanding) {
-            if (!s.sacked && !s.lost) {
-                s.lost = true;
-                lostSegs += s.segs;
-            }
-        }
+        scoreboard.markAllLost();
         recordEvent(-1, false);
     }
 
     // ------------------------------------------------------------------ window bookkeeping
 
-    /** Segments counted as in flight (RFC 6675 pipe; without SACK, dup ACKs stand for SACKs). */
-    private long pipe() {
-        return Math.max(0, outSegs - sackedSegs - lostSegs - renoSacked);
-    }
-
-    private long outstandingSegs() {
-        return outSegs;
-    }
-
     /** Highest sequence number the windows allow right now. */
     private long limit() {
-        long allowed = Math.max(0, cwnd - pipe());
+        long allowed = Math.max(0, cwnd - scoreboard.pipe());
         long byCwnd = nxt + allowed * mss;
         long byRwnd = rwnd >= 0 ? una + rwnd : Long.MAX_VALUE;
         return Math.min(byCwnd, byRwnd);
@@ -752,7 +649,7 @@ public final class SenderSim {
                 stats.rwndLimitedUs += t - rwndBoundSince;
             }
         }
-        long byCwnd = nxt + Math.max(0, cwnd - pipe()) * mss;
+        long byCwnd = nxt + Math.max(0, cwnd - scoreboard.pipe()) * mss;
         rwndBound = rwnd >= 0 && una + rwnd < byCwnd;
         rwndBoundLimit = una + rwnd;
         rwndLimitReached = rwndBound && nxt + mss > rwndBoundLimit;
@@ -780,7 +677,7 @@ public final class SenderSim {
     }
 
     private boolean outstandingAt(long nxtThen) {
-        return nxtThen > una || !outstanding.isEmpty();
+        return nxtThen > una || !scoreboard.isEmpty();
     }
 
     /** The latest earlier transmission containing byte seq (re-sends are rare, so a bounded scan back is cheap). */
@@ -792,16 +689,5 @@ public final class SenderSim {
             }
         }
         return -1;
-    }
-
-    private Seg segmentAt(long seq) {
-        Iterator<Seg> it = outstanding.iterator();
-        while (it.hasNext()) {
-            Seg s = it.next();
-            if (s.seq <= seq && seq < s.end) {
-                return s;
-            }
-        }
-        return null;
     }
 }
