@@ -67,18 +67,8 @@ public final class SenderSim {
     // liberation history: after each ACK (or window change), the highest sequence the window allowed
     private final LiberationHistory liberations = new LiberationHistory();
     // window-limited and zero-window accounting
-    private boolean rwndBound;
-    private long rwndBoundSince = NONE;
-    private long rwndBoundLimit;
-    private boolean rwndLimitReached;
-    private long zeroWindowSince = NONE;
-    private long zeroWindowNxt;
-    private final List<long[]> zeroWindows = new ArrayList<>();
-    // bursts
-    private int burstLiberator = Integer.MIN_VALUE;
-    private long burstLen;
-    private long burstLastDep = NONE;
-    private boolean burstFromFlowStart;
+    private final WindowAccounting windows;
+    private final Bursts bursts;
 
     public SenderSim(List<Tx> txs, boolean c2s, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack) {
         this.txs = txs;
@@ -89,6 +79,8 @@ public final class SenderSim {
         this.sack = sack;
         this.cwnd = cfg.initialWindow;
         this.rtt = new RttEstimator(cfg.rtoMinUs);
+        this.windows = new WindowAccounting(stats, this.mss);
+        this.bursts = new Bursts(stats, cfg.burstGapUs);
         this.ssthresh = cfg.initialSsthresh;
     }
 
@@ -115,7 +107,7 @@ public final class SenderSim {
             }
         }
         long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep, acks.isEmpty() ? NONE : acks.get(acks.size() - 1).arr);
-        finishAccounting(end);
+        windows.finish(end, una, nxt, !scoreboard.isEmpty());
         stats.srttUs = rtt.srtt();
         stats.minRttUs = rtt.minRtt();
         stats.bytes = uniqueBytes(txs, c2s);
@@ -214,7 +206,7 @@ public final class SenderSim {
         if (lossEvidence) {
             lastLossEvidence = t;
         }
-        trackWindows(t);
+        windows.ack(t, una, nxt, rwnd, nxt + Math.max(0, cwnd - scoreboard.pipe()) * mss);
         recordEvent(a.idx, false);
         lastAckTime = t;
         lastAckTx = a.idx;
@@ -407,10 +399,10 @@ public final class SenderSim {
             prrOut += segs;
         }
         validateCwnd();
-        trackBurst(s, t);
-        if (rwndBound && rwnd >= 0 && e + mss > una + rwnd) {
-            rwndLimitReached = true;
+        if (s.p.len > 0) {
+            bursts.sent(s.liberator, t, s.liberator < 0 || liberations.opensFlow(s.liberator));
         }
+        windows.sent(e, una, rwnd);
     }
 
     /** The sender, with data in flight, answered the last ACK within the clocking slack. */
@@ -620,64 +612,6 @@ public final class SenderSim {
     /** A window change, caused by the ACK tx or (tx -1) not by an ACK. */
     private void recordEvent(int tx, boolean flowStart) {
         liberations.record(tx, limit(), flowStart);
-    }
-
-    private void trackBurst(Tx s, long t) {
-        if (s.p.len == 0) {
-            return;
-        }
-        boolean sameBurst = s.liberator == burstLiberator && burstLastDep != NONE && t - burstLastDep <= cfg.burstGapUs;
-        if (sameBurst) {
-            burstLen++;
-        } else {
-            burstLiberator = s.liberator;
-            burstLen = 1;
-            burstFromFlowStart = s.liberator < 0 || liberations.opensFlow(s.liberator);
-        }
-        burstLastDep = t;
-        if (burstFromFlowStart) {
-            stats.initialFlight = Math.max(stats.initialFlight, burstLen);
-        } else {
-            stats.longestBurst = Math.max(stats.longestBurst, burstLen);
-        }
-    }
-
-    /** Receive-window-limited and zero-window time, closed at each ACK. */
-    private void trackWindows(long t) {
-        if (rwndBoundSince != NONE) {
-            if (rwndBound && rwndLimitReached) {
-                stats.rwndLimitedUs += t - rwndBoundSince;
-            }
-        }
-        long byCwnd = nxt + Math.max(0, cwnd - scoreboard.pipe()) * mss;
-        rwndBound = rwnd >= 0 && una + rwnd < byCwnd;
-        rwndBoundLimit = una + rwnd;
-        rwndLimitReached = rwndBound && nxt + mss > rwndBoundLimit;
-        rwndBoundSince = t;
-        if (rwnd == 0 && zeroWindowSince == NONE) {
-            zeroWindowSince = t;
-            zeroWindowNxt = nxt;
-        } else if (rwnd > 0 && zeroWindowSince != NONE) {
-            zeroWindows.add(new long[] {zeroWindowSince, t, zeroWindowNxt});
-            zeroWindowSince = NONE;
-        }
-    }
-
-    private void finishAccounting(long end) {
-        if (zeroWindowSince != NONE && end != NONE) {
-            zeroWindows.add(new long[] {zeroWindowSince, end, zeroWindowNxt});
-        }
-        // a zero window only cost time when the sender had data to send behind it
-        for (long[] z : zeroWindows) {
-            if (nxt > z[2] || outstandingAt(z[2])) {
-                stats.zeroWindowUs += z[1] - z[0];
-                stats.zeroWindowEpisodes++;
-            }
-        }
-    }
-
-    private boolean outstandingAt(long nxtThen) {
-        return nxtThen > una || !scoreboard.isEmpty();
     }
 
     /** The latest earlier transmission containing byte seq (re-sends are rare, so a bounded scan back is cheap). */
