@@ -37,23 +37,7 @@ public final class SenderSim {
     private long una;
     private long nxt;
     private long rwnd = -1;
-    // congestion state, in segments
-    private long cwnd;
-    private long cwndCnt;
-    private long ssthresh;
-    private int dupacks;
-    private boolean inRecovery;
-    private long recoverPoint;
-    private boolean inLoss;
-    private long lossPoint;
-    private long lossStart = NONE;
-    private long priorCwnd;
-    private long prrDelivered;
-    private long prrOut;
-    // cwnd validation (Linux tcp_cwnd_validate)
-    private boolean isCwndLimited;
-    private long maxPacketsOut;
-    private long cwndUsageSeq;
+    private final CongestionControl cc;
     // timers
     private final RttEstimator rtt;
     private long lastDataSend = NONE;
@@ -77,11 +61,10 @@ public final class SenderSim {
         this.mss = Math.max(mss, 1);
         this.rcvWscale = rcvWscale;
         this.sack = sack;
-        this.cwnd = cfg.initialWindow;
+        this.cc = new CongestionControl(cfg, stats);
         this.rtt = new RttEstimator(cfg.rtoMinUs);
         this.windows = new WindowAccounting(stats, this.mss);
         this.bursts = new Bursts(stats, cfg.burstGapUs);
-        this.ssthresh = cfg.initialSsthresh;
     }
 
     public void run() {
@@ -176,37 +159,22 @@ public final class SenderSim {
         if (ack > una) {
             long acked = acknowledge(ack, t);
             una = ack;
-            dupacks = 0;
-            if (inRecovery) {
-                if (una >= recoverPoint) {
-                    inRecovery = false;
-                    cwnd = Math.max(ssthresh, 1);
-                } else {
-                    lossEvidence = true; // partial ACK: the next hole is lost too (NewReno)
-                    prr(acked + newlySacked);
-                }
-            } else {
-                if (inLoss && una >= lossPoint) {
-                    inLoss = false;
-                }
-                grow(acked);
+            if (cc.cumulativeAck(una, acked, newlySacked, scoreboard.pipe())) {
+                lossEvidence = true; // partial ACK: the next hole is lost too (NewReno)
             }
         } else if (ack == una && a.p.len == 0 && !a.has(TcpFlags.SYN) && !a.has(TcpFlags.FIN)
                 && nxt > una && (rwnd == prevRwnd || a.p.sack != null)) {
-            dupacks++;
             stats.dupAcksReceived++;
             lossEvidence = true;
             if (!sack) {
                 scoreboard.duplicateAck();
             }
-            if (inRecovery) {
-                prr(Math.max(1, newlySacked));
-            }
+            cc.duplicateAck(newlySacked, scoreboard.pipe());
         }
         if (lossEvidence) {
             lastLossEvidence = t;
         }
-        windows.ack(t, una, nxt, rwnd, nxt + Math.max(0, cwnd - scoreboard.pipe()) * mss);
+        windows.ack(t, una, nxt, rwnd, nxt + cc.allowed(scoreboard.pipe()) * mss);
         recordEvent(a.idx, false);
         lastAckTime = t;
         lastAckTx = a.idx;
@@ -234,63 +202,6 @@ public final class SenderSim {
             rtt.sample(t - newest.lastDep); // Karn: only never-retransmitted segments
         }
         return acked;
-    }
-
-    /** Slow start then congestion avoidance (Linux tcp_reno_cong_avoid, byte counting in segments). */
-    private void grow(long acked) {
-        if (acked <= 0 || (cfg.cwndValidation && !cwndLimited())) {
-            return;
-        }
-        if (cwnd < ssthresh) {
-            long inc = Math.min(acked, ssthresh - cwnd);
-            if (cfg.slowStartIncreasePerAck > 0) {
-                inc = Math.min(inc, cfg.slowStartIncreasePerAck);
-                acked = inc; // classic Reno: the rest of this ACK does not carry into avoidance
-            }
-            cwnd += inc;
-            acked -= inc;
-        }
-        if (acked > 0) {
-            cwndCnt += acked;
-            if (cwndCnt >= cwnd) {
-                cwnd += cwndCnt / cwnd;
-                cwndCnt %= cwnd;
-            }
-        }
-        stats.maxCwndSegments = Math.max(stats.maxCwndSegments, cwnd);
-    }
-
-    /** Linux tcp_cwnd_validate on the send path: how much of cwnd the current window of data uses. */
-    private void validateCwnd() {
-        long pipe = scoreboard.pipe();
-        boolean limitedNow = pipe >= cwnd;
-        if (una >= cwndUsageSeq || limitedNow || (!isCwndLimited && pipe > maxPacketsOut)) {
-            isCwndLimited = limitedNow;
-            maxPacketsOut = pipe;
-            cwndUsageSeq = nxt;
-        }
-    }
-
-    private boolean cwndLimited() {
-        return isCwndLimited || (cwnd < ssthresh && cwnd < 2 * maxPacketsOut);
-    }
-
-    /** RFC 6937 proportional rate reduction: cwnd = pipe + what may be sent for what was delivered. */
-    private void prr(long delivered) {
-        if (!cfg.prr) {
-            cwnd++; // RFC 5681 window inflation per duplicate ACK
-            return;
-        }
-        prrDelivered += delivered;
-        long pipe = scoreboard.pipe();
-        long sndcnt;
-        if (pipe > ssthresh) {
-            sndcnt = (ssthresh * prrDelivered + priorCwnd - 1) / Math.max(priorCwnd, 1) - prrOut;
-        } else {
-            sndcnt = Math.min(ssthresh - pipe, Math.max(prrDelivered - prrOut, delivered) + 1);
-        }
-        sndcnt = Math.max(sndcnt, prrOut == 0 ? 1 : 0);
-        cwnd = pipe + Math.max(sndcnt, 0);
     }
 
     // ------------------------------------------------------------------ departures
@@ -372,7 +283,7 @@ public final class SenderSim {
             stats.dataPackets++;
         }
         if (cfg.slowStartAfterIdle && scoreboard.isEmpty() && lastDataSend != NONE && t - lastDataSend > rtt.rto()) {
-            restartAfterIdle(t - lastDataSend);
+            cc.restartAfterIdle(t - lastDataSend, rtt.rto());
             recordEvent(-1, false);
         }
         long e = s.end();
@@ -395,10 +306,8 @@ public final class SenderSim {
         if (s.p.len > 0) {
             lastDataSend = t;
         }
-        if (inRecovery) {
-            prrOut += segs;
-        }
-        validateCwnd();
+        cc.sent(segs);
+        cc.validate(scoreboard.pipe(), una, nxt);
         if (s.p.len > 0) {
             bursts.sent(s.liberator, t, s.liberator < 0 || liberations.opensFlow(s.liberator));
         }
@@ -417,22 +326,9 @@ public final class SenderSim {
         if (rwnd >= 0 && e > una + rwnd) {
             stats.rwndViolations++;
         } else {
-            cwnd = Math.max(cwnd, scoreboard.pipe() + segs);
-            stats.maxCwndSegments = Math.max(stats.maxCwndSegments, cwnd);
+            cc.resync(scoreboard.pipe(), segs);
         }
         recordEvent(lastAckTx, false);
-    }
-
-    /** Linux tcp_cwnd_restart: halve per RTO idle, not below the initial window. */
-    private void restartAfterIdle(long idle) {
-        long restart = Math.min(cfg.initialWindow, cwnd);
-        long rto = rtt.rto();
-        long c = cwnd;
-        for (long d = idle - rto; d > 0 && c > restart; d -= rto) {
-            c >>= 1;
-        }
-        cwnd = Math.max(c, restart);
-        cwndCnt = 0;
     }
 
     /**
@@ -486,7 +382,8 @@ public final class SenderSim {
         s.rtxOf = prevIdx;
         Scoreboard.Segment seg = scoreboard.at(s.seq());
         Tx prev = prevIdx >= 0 ? txs.get(prevIdx) : null;
-        boolean clocked = inLoss && lastAckTime != NONE && lastAckTime > lossStart && t - lastAckTime <= cfg.ackTriggerSlackUs;
+        boolean clocked = cc.state() == CongestionControl.State.LOSS && lastAckTime != NONE && lastAckTime > cc.lossStart()
+                && t - lastAckTime <= cfg.ackTriggerSlackUs;
         LossCause cause = clocked ? LossCause.TIMEOUT : classify(s, t, seg, prev);
         s.lossCause = cause;
         if (prev != null) {
@@ -498,16 +395,18 @@ public final class SenderSim {
             s.liberator = lastAckTx;
         } else if (cause == LossCause.FAST_RETRANSMIT) {
             stats.fastRetransmits++;
-            s.lossArc = !inRecovery; // later re-sends of the recovery are released by ACKs
+            s.lossArc = cc.state() != CongestionControl.State.RECOVERY; // later re-sends of the recovery are released by ACKs
             s.liberator = lastAckTx;
-            if (!inRecovery && !inLoss) {
-                enterRecovery(t);
+            if (cc.fastRetransmit(nxt)) {
+                recordEvent(lastAckTx, false);
             }
         } else {
             countTimer(cause);
             s.lossArc = true;
             if (cause != LossCause.TAIL_LOSS_PROBE) {
-                enterLoss(t, cause == LossCause.BACKOFF);
+                cc.timeout(nxt, t, cause == LossCause.BACKOFF);
+                scoreboard.markAllLost();
+                recordEvent(-1, false);
             }
         }
         if (seg != null) {
@@ -524,9 +423,7 @@ public final class SenderSim {
         if (s.end() > nxt) {
             nxt = s.end(); // repacketised: old and new bytes together
         }
-        if (inRecovery) {
-            prrOut += segs(s.p.len);
-        }
+        cc.sent(segs(s.p.len));
     }
 
     /**
@@ -540,13 +437,15 @@ public final class SenderSim {
         long reorderWindow = sack && rtt.minRtt() > 0 ? rtt.minRtt() / 4 : 0; // RACK may wait min_rtt/4
         boolean evidenceSincePrev = lastLossEvidence != NONE && (prev == null || lastLossEvidence >= prev.dep);
         boolean ackTriggered = evidenceSincePrev && lastAckTime != NONE && t - lastLossEvidence <= cfg.ackTriggerSlackUs + reorderWindow;
-        if (ackTriggered && !inLoss && (inRecovery || dupacks >= 1 || sack)) {
+        CongestionControl.State state = cc.state();
+        if (ackTriggered && state != CongestionControl.State.LOSS && (state != CongestionControl.State.OPEN || sack)) {
             return LossCause.FAST_RETRANSMIT;
         }
         if (seg != null && (seg.lastCause == LossCause.TIMEOUT || seg.lastCause == LossCause.BACKOFF) && seg.unaAtLastTimer == una) {
             return LossCause.BACKOFF;
         }
-        if (sack && !inRecovery && !inLoss && s.end() >= nxt && (seg == null || seg.lastCause == null)) {
+        boolean open = state == CongestionControl.State.OPEN || state == CongestionControl.State.DISORDER;
+        if (sack && open && s.end() >= nxt && (seg == null || seg.lastCause == null)) {
             return LossCause.TAIL_LOSS_PROBE;
         }
         return LossCause.TIMEOUT;
@@ -568,38 +467,11 @@ public final class SenderSim {
         }
     }
 
-    private void enterRecovery(long t) {
-        inRecovery = true;
-        recoverPoint = nxt;
-        priorCwnd = cwnd;
-        ssthresh = Math.max(cwnd / 2, 2);
-        prrDelivered = 0;
-        prrOut = 0;
-        if (!cfg.prr) {
-            cwnd = ssthresh + cfg.dupThresh;
-        }
-        recordEvent(lastAckTx, false);
-    }
-
-    private void enterLoss(long t, boolean backoff) {
-        if (!backoff) {
-            ssthresh = Math.max(cwnd / 2, 2); // RFC 5681: held constant on repeated timeouts
-        }
-        cwnd = 1;
-        cwndCnt = 0;
-        inRecovery = false;
-        inLoss = true;
-        lossPoint = nxt;
-        lossStart = t;
-        scoreboard.markAllLost();
-        recordEvent(-1, false);
-    }
-
     // ------------------------------------------------------------------ window bookkeeping
 
     /** Highest sequence number the windows allow right now. */
     private long limit() {
-        long allowed = Math.max(0, cwnd - scoreboard.pipe());
+        long allowed = cc.allowed(scoreboard.pipe());
         long byCwnd = nxt + allowed * mss;
         long byRwnd = rwnd >= 0 ? una + rwnd : Long.MAX_VALUE;
         return Math.min(byCwnd, byRwnd);

@@ -1,0 +1,52 @@
+package dev.critpath.core.analysis.sender;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.DirectionStats;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CongestionControlTest {
+    /**
+     * Events from a window of 10 segments in congestion avoidance, 10 in flight, 100 sent
+     * (ack:UNA:ACKED, dup, fr = fast retransmit, rto, backoff), then the state and the window.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = ';', value = {
+        "an ACK in avoidance;                         ack:11:1;                         OPEN;     10",
+        "a duplicate ACK: Disorder;                   dup;                              DISORDER; 10",
+        "a new ACK ends Disorder;                     dup ack:11:1;                     OPEN;     10",
+        "a fast retransmit halves into Recovery;      dup dup dup fr;                   RECOVERY; 10",
+        "a partial ACK stays in Recovery;             dup fr ack:50:5;                  RECOVERY; 6",
+        "the recovery point ends it at ssthresh;      dup fr ack:100:9;                 OPEN;     5",
+        "no second Recovery inside one;               fr fr;                            RECOVERY; 10",
+        "a timeout: Loss with one segment;            rto;                              LOSS;     1",
+        "Loss ends at the point it began;             rto ack:100:9;                    OPEN;     6",
+        "but not before;                              rto ack:50:5;                     LOSS;     5",
+        "a timeout ends Recovery too;                 fr rto;                           LOSS;     1",
+        "no fast retransmit in Loss;                  rto fr;                           LOSS;     1",
+        "duplicate ACKs leave Loss alone;             rto dup dup;                      LOSS;     1",
+    })
+    void transitionsAsLinuxNamesThem(String what, String events, CongestionControl.State state, long cwnd) {
+        AnalysisConfig cfg = AnalysisConfig.builder().initialWindow(10).initialSsthresh(10).build();
+        CongestionControl cc = new CongestionControl(cfg, new DirectionStats());
+        cc.validate(10, 1, 100); // the window is in use: it may grow
+        long pipe = 10;
+        for (String e : events.trim().split(" ")) {
+            String[] p = e.split(":");
+            switch (p[0]) {
+                case "ack" -> {
+                    pipe = Math.max(0, pipe - Long.parseLong(p[2]));
+                    cc.cumulativeAck(Long.parseLong(p[1]), Long.parseLong(p[2]), 0, pipe);
+                }
+                case "dup" -> cc.duplicateAck(0, pipe);
+                case "fr" -> cc.fastRetransmit(100);
+                case "rto" -> cc.timeout(100, 1_000, false);
+                default -> throw new IllegalArgumentException(e);
+            }
+        }
+        assertEquals(state, cc.state());
+        assertEquals(cwnd, cc.cwnd(), "cwnd");
+    }
+}
