@@ -20,8 +20,6 @@ import java.util.List;
  */
 public final class SenderSim {
     private static final long NONE = Long.MIN_VALUE;
-    /** Earlier transmissions searched for the one a re-send repeats. */
-    private static final int RESEND_SCAN_LIMIT = 65_536;
 
     private final List<Tx> txs;
     private final boolean c2s;
@@ -46,8 +44,7 @@ public final class SenderSim {
     private int lastAckTx = -1;
     private long pipeBeforeLastAck;
     private final Scoreboard scoreboard = new Scoreboard();
-    /** Every transmission carrying sequence space, in departure order, to find what a re-send repeats. */
-    private final List<Tx> sent = new ArrayList<>();
+    private final SentHistory sent = new SentHistory();
     // liberation history: after each ACK (or window change), the highest sequence the window allowed
     private final LiberationHistory liberations = new LiberationHistory();
     // window-limited and zero-window accounting
@@ -239,8 +236,8 @@ public final class SenderSim {
             return;
         }
         if (s.seq() < nxt) {
-            int prev = previousTransmission(s.seq());
-            if (prev < 0 && sentBefore(s)) {
+            int prev = sent.previousTransmission(s.seq());
+            if (prev < 0 && sent.reorderedOriginal(s, rtt.minRtt())) {
                 onReorderedOriginal(s, t);
             } else {
                 onRetransmission(s, t, prev);
@@ -251,7 +248,7 @@ public final class SenderSim {
     }
 
     private void onSyn(Tx s) {
-        int prev = previousTransmission(0);
+        int prev = sent.previousTransmission(0);
         if (prev >= 0) {
             s.kind = Tx.Kind.RETRANSMISSION;
             s.rtxOf = prev;
@@ -331,37 +328,6 @@ public final class SenderSim {
         recordEvent(lastAckTx, false);
     }
 
-    /**
-     * Bytes below the highest sent that no earlier packet carried: the capture is not at the
-     * sender (or missed the original). The copy that left earlier than the packets above it (by
-     * its TCP timestamp, IP id or arrival within the reordering window) is the original, reordered
-     * on the way; otherwise it re-sends an original lost before the capture point.
-     */
-    private boolean sentBefore(Tx s) {
-        Tx above = firstAbove(s.end());
-        if (above == null) {
-            return false;
-        }
-        if (s.p.tsval >= 0 && above.p.tsval >= 0) {
-            return (int) (s.p.tsval - above.p.tsval) <= 0;
-        }
-        if (s.p.ipId > 0 && above.p.ipId > 0) {
-            return (short) (s.p.ipId - above.p.ipId) < 0; // per-socket counters (Linux, BSD) increase
-        }
-        long reorderWindow = Math.max(3_000, rtt.minRtt() > 0 ? rtt.minRtt() / 4 : 0); // tshark also calls it out of order within 3 ms
-        return s.dep - above.dep <= reorderWindow;
-    }
-
-    /** The earliest transmission carrying bytes at or above seq. */
-    private Tx firstAbove(long seq) {
-        for (Tx t : sent) {
-            if (t.seq() >= seq && t.p.len > 0) {
-                return t;
-            }
-        }
-        return null;
-    }
-
     private void onReorderedOriginal(Tx s, long t) {
         s.kind = Tx.Kind.NEW_DATA;
         stats.reordered++;
@@ -375,9 +341,9 @@ public final class SenderSim {
         s.kind = Tx.Kind.RETRANSMISSION;
         stats.retransmissions++;
         stats.retransmittedBytes += s.p.len;
-        if (prevIdx < 0 && firstAbove(s.end()) != null) {
+        if (prevIdx < 0 && sent.firstAbove(s.end()) != null) {
             // the lost original was never captured: it left just before the first packet above it
-            prevIdx = firstAbove(s.end()).idx;
+            prevIdx = sent.firstAbove(s.end()).idx;
         }
         s.rtxOf = prevIdx;
         Scoreboard.Segment seg = scoreboard.at(s.seq());
@@ -484,16 +450,5 @@ public final class SenderSim {
     /** A window change, caused by the ACK tx or (tx -1) not by an ACK. */
     private void recordEvent(int tx, boolean flowStart) {
         liberations.record(tx, limit(), flowStart);
-    }
-
-    /** The latest earlier transmission containing byte seq (re-sends are rare, so a bounded scan back is cheap). */
-    private int previousTransmission(long seq) {
-        for (int i = sent.size() - 1; i >= Math.max(0, sent.size() - RESEND_SCAN_LIMIT); i--) {
-            Tx t = sent.get(i);
-            if (t.seq() <= seq && seq < t.end()) {
-                return t.idx;
-            }
-        }
-        return -1;
     }
 }
