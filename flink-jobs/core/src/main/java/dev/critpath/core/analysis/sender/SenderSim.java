@@ -36,6 +36,7 @@ public final class SenderSim {
     private long nxt;
     private long rwnd = -1;
     private final CongestionControl cc;
+    private final LossClassifier losses;
     // timers
     private final RttEstimator rtt;
     private long lastDataSend = NONE;
@@ -59,6 +60,7 @@ public final class SenderSim {
         this.rcvWscale = rcvWscale;
         this.sack = sack;
         this.cc = new CongestionControl(cfg, stats);
+        this.losses = new LossClassifier(cfg, sack);
         this.rtt = new RttEstimator(cfg.rtoMinUs);
         this.windows = new WindowAccounting(stats, this.mss);
         this.bursts = new Bursts(stats, cfg.burstGapUs);
@@ -350,7 +352,8 @@ public final class SenderSim {
         Tx prev = prevIdx >= 0 ? txs.get(prevIdx) : null;
         boolean clocked = cc.state() == CongestionControl.State.LOSS && lastAckTime != NONE && lastAckTime > cc.lossStart()
                 && t - lastAckTime <= cfg.ackTriggerSlackUs;
-        LossCause cause = clocked ? LossCause.TIMEOUT : classify(s, t, seg, prev);
+        LossCause cause = clocked ? LossCause.TIMEOUT : losses.classify(t, s.end(), prev == null ? NONE : prev.dep, seg,
+                new LossClassifier.Seen(lastLossEvidence, lastAckTime, rtt.minRtt(), cc.state(), una, nxt));
         s.lossCause = cause;
         if (prev != null) {
             markSpurious(s, prev);
@@ -390,31 +393,6 @@ public final class SenderSim {
             nxt = s.end(); // repacketised: old and new bytes together
         }
         cc.sent(segs(s.p.len));
-    }
-
-    /**
-     * Told apart as tcpeval does, from what the sender had seen: a re-send right after an ACK
-     * carrying loss evidence (duplicate ACKs, SACK, a partial ACK in recovery) is a fast
-     * retransmit; otherwise a timer fired: again for the same segment without progress is
-     * backoff, the first re-send of the highest segment with SACK on in the open state is a
-     * tail loss probe (Linux sends TLPs only with SACK), anything else a coarse timeout.
-     */
-    private LossCause classify(Tx s, long t, Scoreboard.Segment seg, Tx prev) {
-        long reorderWindow = sack && rtt.minRtt() > 0 ? rtt.minRtt() / 4 : 0; // RACK may wait min_rtt/4
-        boolean evidenceSincePrev = lastLossEvidence != NONE && (prev == null || lastLossEvidence >= prev.dep);
-        boolean ackTriggered = evidenceSincePrev && lastAckTime != NONE && t - lastLossEvidence <= cfg.ackTriggerSlackUs + reorderWindow;
-        CongestionControl.State state = cc.state();
-        if (ackTriggered && state != CongestionControl.State.LOSS && (state != CongestionControl.State.OPEN || sack)) {
-            return LossCause.FAST_RETRANSMIT;
-        }
-        if (seg != null && (seg.lastCause == LossCause.TIMEOUT || seg.lastCause == LossCause.BACKOFF) && seg.unaAtLastTimer == una) {
-            return LossCause.BACKOFF;
-        }
-        boolean open = state == CongestionControl.State.OPEN || state == CongestionControl.State.DISORDER;
-        if (sack && open && s.end() >= nxt && (seg == null || seg.lastCause == null)) {
-            return LossCause.TAIL_LOSS_PROBE;
-        }
-        return LossCause.TIMEOUT;
     }
 
     private void countTimer(LossCause c) {
