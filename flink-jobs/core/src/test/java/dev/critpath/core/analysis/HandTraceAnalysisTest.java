@@ -25,23 +25,6 @@ class HandTraceAnalysisTest {
     private static final Analyzer ANALYZER = Analyzer.defaults();
     private static final Screen SCREEN = Screen.defaults();
 
-    /** Handshake, a 100-byte request, 20 ms think time, a 1000-byte response with FIN, teardown. */
-    static HandTrace smallTransfer(double owdC2s, double owdS2c) {
-        HandTrace h = new HandTrace(owdC2s, owdS2c);
-        double synArr = owdC2s;
-        h.c(0).syn();
-        h.s(synArr).syn();
-        double synAckArr = synArr + owdS2c;
-        h.c(synAckArr).ack(1);
-        h.c(synAckArr + 0.1).data(100);
-        double reqArr = synAckArr + 0.1 + owdC2s;
-        h.s(reqArr + 20).data(1000).fin();
-        double respArr = reqArr + 20 + owdS2c;
-        h.c(respArr + 0.2).fin();
-        h.s(respArr + 0.2 + owdC2s);
-        return h;
-    }
-
     private static void assertSumsToDuration(ConnectionResult r, long expectedDurationUs) {
         ConnectionProfile p = r.profile();
         assertEquals(expectedDurationUs, p.durationUs(), "client-observed duration");
@@ -55,7 +38,7 @@ class HandTraceAnalysisTest {
 
     @Test
     void smallTransferWalksTcpevalsSixPacketPath() {
-        HandTrace h = smallTransfer(30, 30);
+        HandTrace h = HandTrace.smallTransfer(30, 30);
         ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = r.profile();
         assertSumsToDuration(r, 200_300);
@@ -77,15 +60,15 @@ class HandTraceAnalysisTest {
 
     @Test
     void sensorClocksSecondsApartGiveTheSameProfile() {
-        ConnectionResult synced = SCREEN.apply(ANALYZER.analyze(smallTransfer(30, 30).bothSensors()));
-        HandTrace offset = smallTransfer(30, 30).serverClockOffsetMs(1500);
+        ConnectionResult synced = SCREEN.apply(ANALYZER.analyze(HandTrace.smallTransfer(30, 30).bothSensors()));
+        HandTrace offset = HandTrace.smallTransfer(30, 30).serverClockOffsetMs(1500);
         ConnectionResult shifted = SCREEN.apply(ANALYZER.analyze(offset.bothSensors()));
         assertEquals(1_500_000, shifted.profile().timing.clockOffsetUs());
         assertEquals(30_000, shifted.profile().timing.clockOffsetUncertaintyUs(), "half the minimum RTT");
         for (Category c : Category.values()) {
             assertEquals(synced.profile().times.get(c), shifted.profile().times.get(c), c.key());
         }
-        HandTrace behind = smallTransfer(30, 30).serverClockOffsetMs(-7_250.5);
+        HandTrace behind = HandTrace.smallTransfer(30, 30).serverClockOffsetMs(-7_250.5);
         assertEquals(-7_250_500, ANALYZER.analyze(behind.bothSensors()).profile().timing.clockOffsetUs());
     }
 
@@ -117,7 +100,7 @@ class HandTraceAnalysisTest {
     @Test
     void asymmetricPathKeepsRoundTripTotalsWithUnsynchronisedClocks() {
         // 10 ms out, 40 ms back: without synchronised clocks only the sum per round trip is knowable
-        HandTrace h = smallTransfer(10, 40).serverClockOffsetMs(800);
+        HandTrace h = HandTrace.smallTransfer(10, 40).serverClockOffsetMs(800);
         ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         assertSumsToDuration(r, h.clientObservedDurationUs());
         assertEquals(3 * 10_000 + 3 * 40_000, r.profile().times.get(Category.PROPAGATION));
@@ -127,7 +110,7 @@ class HandTraceAnalysisTest {
 
     @Test
     void serverSideCaptureAloneMergesTheClientsArcsIntoRoundTrips() {
-        HandTrace h = smallTransfer(30, 30);
+        HandTrace h = HandTrace.smallTransfer(30, 30);
         ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.serverSensorOnly()));
         ConnectionProfile p = r.profile();
         assertEquals(CaptureMode.SERVER_SIDE, p.mode);
@@ -142,7 +125,7 @@ class HandTraceAnalysisTest {
 
     @Test
     void clientSideCaptureAloneEstimatesServerThinkTime() {
-        HandTrace h = smallTransfer(30, 30);
+        HandTrace h = HandTrace.smallTransfer(30, 30);
         ConnectionResult r = SCREEN.apply(ANALYZER.analyze(h.clientSensorOnly()));
         ConnectionProfile p = r.profile();
         assertEquals(CaptureMode.CLIENT_SIDE, p.mode);
@@ -420,7 +403,7 @@ class HandTraceAnalysisTest {
 
     @Test
     void duplicatesInTheCaptureAreDroppedNotCountedAsRetransmissions() {
-        HandTrace h = smallTransfer(30, 30);
+        HandTrace h = HandTrace.smallTransfer(30, 30);
         ConnectionTrace t = h.bothSensors();
         var client = new java.util.ArrayList<>(t.captures().get(0).packets());
         var copy = client.get(4).withTsUs(client.get(4).tsUs() + 3_000); // same IP id, 3 ms later

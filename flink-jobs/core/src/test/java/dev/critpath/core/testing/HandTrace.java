@@ -43,6 +43,23 @@ public final class HandTrace {
     }
 
     /** Initial sequence numbers of client and server. */
+    /** Handshake, a 100-byte request, 20 ms think time, a 1000-byte response with FIN, teardown. */
+    public static HandTrace smallTransfer(double owdC2s, double owdS2c) {
+        HandTrace h = new HandTrace(owdC2s, owdS2c);
+        double synArr = owdC2s;
+        h.c(0).syn();
+        h.s(synArr).syn();
+        double synAckArr = synArr + owdS2c;
+        h.c(synAckArr).ack(1);
+        h.c(synAckArr + 0.1).data(100);
+        double reqArr = synAckArr + 0.1 + owdC2s;
+        h.s(reqArr + 20).data(1000).fin();
+        double respArr = reqArr + 20 + owdS2c;
+        h.c(respArr + 0.2).fin();
+        h.s(respArr + 0.2 + owdC2s);
+        return h;
+    }
+
     public HandTrace isns(long client, long server) {
         isnC = client;
         isnS = server;

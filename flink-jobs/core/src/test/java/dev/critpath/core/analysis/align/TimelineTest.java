@@ -1,0 +1,98 @@
+package dev.critpath.core.analysis.align;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.ClockHint;
+import dev.critpath.core.analysis.PathPrior;
+import dev.critpath.core.analysis.clean.SensorView;
+import dev.critpath.core.analysis.clean.SequenceSpace;
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.testing.HandTrace;
+import dev.critpath.core.testing.LabFixtures;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The align step alone: roles, matching, the sensors' clock, estimates for what a sensor missed. */
+class TimelineTest {
+    private static Timeline align(ConnectionTrace t, PathPrior prior) {
+        AnalysisConfig cfg = AnalysisConfig.defaults();
+        SequenceSpace space = new SequenceSpace(t);
+        List<SensorView> views = new ArrayList<>();
+        t.captures().stream().filter(c -> !c.packets().isEmpty()).forEach(c -> views.add(SensorView.clean(c, space, cfg)));
+        return Timeline.align(views, cfg, prior);
+    }
+
+    @Test
+    void twoSensorsEveryPacketOnceWithBothEndsOnTheClientsClock() {
+        Timeline tl = align(HandTrace.smallTransfer(30, 30).serverClockOffsetMs(1500).bothSensors(), PathPrior.NONE);
+        assertEquals(CaptureMode.TWO_POINT, tl.mode);
+        assertEquals(7, tl.txs.size(), "each packet once, matched across the sensors");
+        for (Tx t : tl.txs) {
+            assertEquals(30_000, t.arr - t.dep, "the offset taken out: " + t);
+            assertFalse(t.depEstimated || t.arrEstimated);
+        }
+        assertEquals(1_500_000, tl.clock.offsetUs());
+        assertEquals(30_000, tl.clock.uncertaintyUs(), "half the minimum round trip");
+        assertEquals(60_000, tl.minRttUs);
+        for (int i = 1; i < tl.txs.size(); i++) {
+            assertEquals(i, tl.txs.get(i).idx);
+            assertTrue(tl.txs.get(i).dep >= tl.txs.get(i - 1).dep, "in time order");
+        }
+    }
+
+    @Test
+    void anAsymmetricPathMovesTheOffsetByHalfTheAsymmetryWithinItsUncertainty() {
+        Timeline tl = align(HandTrace.smallTransfer(10, 40).serverClockOffsetMs(800).bothSensors(), PathPrior.NONE);
+        assertEquals(800_000 - 15_000, tl.clock.offsetUs());
+        assertTrue(Math.abs(tl.clock.offsetUs() - 800_000) <= tl.clock.uncertaintyUs());
+    }
+
+    @Test
+    void oneSensorPutsTheRemoteEndHalfAMinimumRoundTripAway() {
+        Timeline tl = align(HandTrace.smallTransfer(30, 30).serverSensorOnly(), PathPrior.NONE);
+        assertEquals(CaptureMode.SERVER_SIDE, tl.mode);
+        assertEquals(60_000, tl.minRttUs);
+        assertEquals(30_000, tl.minOwdC2s);
+        for (Tx t : tl.txs) {
+            assertEquals(t.c2s(), t.depEstimated, "the client's departures are the estimates: " + t);
+            assertEquals(!t.c2s(), t.arrEstimated, "and so are its arrivals: " + t);
+        }
+    }
+
+    @Test
+    void whatOneSensorMissedIsEstimatedAndWhatTheNetworkLostIsCounted() {
+        HandTrace h = new HandTrace(20, 20);
+        h.c(0).syn();
+        h.s(20).syn();
+        h.c(40).ack(1);
+        h.c(40.1).data(100).notCapturedAtSender();
+        h.s(60.1 + 5).data(500);
+        h.s(65.2).data(500).lost();
+        h.c(85.2);
+        Timeline tl = align(h.bothSensors(), PathPrior.NONE);
+        Tx missed = tl.txs.stream().filter(t -> t.c2s() && t.p.len == 100).findFirst().orElseThrow();
+        assertTrue(missed.depEstimated, "seen only where it arrived");
+        assertEquals(20_000, missed.arr - missed.dep, "one minimum delay before its arrival");
+        assertEquals(1, tl.captureGaps);
+        assertEquals(1, tl.lostBetweenSensors, "left the server's sensor, never reached the client's");
+    }
+
+    @Test
+    void aConnectionSeenOneWayTakesThePathsClockAndDelays() {
+        HandTrace h = HandTrace.smallTransfer(30, 30).serverClockOffsetMs(1500);
+        List<PacketEvent> clientsPacketsAtTheServer = h.serverCapture().stream().filter(PacketEvent::isOrig).toList();
+        ConnectionTrace oneWay = LabFixtures.oneConnection(h.clientCapture(), clientsPacketsAtTheServer);
+        Timeline guessed = align(oneWay, PathPrior.NONE);
+        assertFalse(guessed.clock.reliable());
+        Timeline hinted = align(oneWay, new PathPrior(30_000, 30_000, new ClockHint(1_500_000, 30_000)));
+        assertTrue(hinted.clock.fromPair());
+        assertEquals(1_500_000, hinted.clock.offsetUs());
+        assertEquals(30_000, hinted.minOwdS2c, "a direction no packet of which both sensors saw: the path's");
+    }
+}
