@@ -76,7 +76,7 @@ class HandTraceAnalysisTest {
     void aDriftingSensorClockIsFollowedAcrossALongConnection() {
         // a keep-alive connection over two minutes, the server sensor's clock 300 ppm fast: 36 ms by the end
         HandTrace h = new HandTrace(20, 20).serverClockOffsetMs(2_000).serverClockDriftPpm(300);
-        double t = handshakeAndRequest(h, 20);
+        double t = h.handshakeAndRequest(20);
         int exchanges = 24;
         for (int i = 0; i < exchanges; i++) {
             h.s(t + 10).data(1000);
@@ -137,21 +137,12 @@ class HandTraceAnalysisTest {
         assertTrue(p.path.serverThinkEstimated());
     }
 
-    /** Handshake and request; returns the time the request reaches the server. */
-    private static double handshakeAndRequest(HandTrace h, double owd) {
-        h.c(0).syn();
-        h.s(owd).syn();
-        h.c(2 * owd).ack(1);
-        h.c(2 * owd).data(100);
-        return 3 * owd;
-    }
-
     @Test
     void slowStartRoundsFollowTheSimulatedWindowNotTheLatestAck() {
         // IW 2 as in tcpeval's figure 3; a slow server sends seg4 late, after ack2 already arrived
         Analyzer iw2 = new Analyzer(AnalysisConfig.builder().initialWindow(2).build());
         HandTrace h = new HandTrace(30, 30);
-        double r = handshakeAndRequest(h, 30);
+        double r = h.handshakeAndRequest(30);
         h.s(r).data(1000);                 // seg1
         h.s(r).data(1000);                 // seg2
         h.c(r + 30.1).ack(1001);           // ack1: cwnd 3, releases seg3, seg4
@@ -187,7 +178,7 @@ class HandTraceAnalysisTest {
         // figure 3: an ACK covering two of the four packets in flight; with cwnd 5 and two still
         // in flight only three more may go (classic Reno, one segment per ACK in slow start)
         HandTrace h = new HandTrace(30, 30);
-        double r = handshakeAndRequest(h, 30);
+        double r = h.handshakeAndRequest(30);
         h.s(r).data(1000);
         h.s(r).data(1000);
         h.c(r + 30.1).ack(1001);
@@ -240,7 +231,7 @@ class HandTraceAnalysisTest {
     @Test
     void fastRetransmitIsToldApartByDuplicateAcks() {
         HandTrace h = new HandTrace(30, 30);
-        double r = handshakeAndRequest(h, 30);
+        double r = h.handshakeAndRequest(30);
         tenSegmentsAckedEach(h, r, 3);
         double rtx = r + 0.06 + 60.001 + 0.05; // right after the third duplicate ACK (sent when seg6 arrived)
         h.s(rtx).resend(2001, 1000);
@@ -266,7 +257,7 @@ class HandTraceAnalysisTest {
     @Test
     void tailDropIsRecoveredByTheTimer() {
         HandTrace h = new HandTrace(30, 30);
-        double r = handshakeAndRequest(h, 30);
+        double r = h.handshakeAndRequest(30);
         tenSegmentsAckedEach(h, r, 10);
         double rtx = r + 0.1 + 260;
         h.s(rtx).resend(9001, 1000);
@@ -286,7 +277,7 @@ class HandTraceAnalysisTest {
     @Test
     void theSameSegmentLostTwiceBacksOff() {
         HandTrace h = new HandTrace(30, 30);
-        double r = handshakeAndRequest(h, 30);
+        double r = h.handshakeAndRequest(30);
         tenSegmentsAckedEach(h, r, 10);
         double rtx1 = r + 0.1 + 260;
         double rtx2 = rtx1 + 520;
@@ -308,7 +299,7 @@ class HandTraceAnalysisTest {
     @Test
     void aLostAckCostsATimeoutAndASpuriousResend() {
         HandTrace h = new HandTrace(30, 30);
-        double r = handshakeAndRequest(h, 30);
+        double r = h.handshakeAndRequest(30);
         h.s(r).data(1000).fin();
         h.c(r + 30.05).lost();                 // the client's ACK of data+FIN never arrives
         h.c(r + 30.1).fin();                   // the client closes too (its FIN acks again)
@@ -327,7 +318,7 @@ class HandTraceAnalysisTest {
     @Test
     void zeroWindowTimeIsTheSlowReadersAndFlagged() {
         HandTrace h = new HandTrace(10, 10);
-        double r = handshakeAndRequest(h, 10);
+        double r = h.handshakeAndRequest(10);
         h.s(r).data(1000);
         h.s(r).data(1000);
         h.c(r + 10.1).window(0);               // buffer full: window closes
@@ -349,7 +340,7 @@ class HandTraceAnalysisTest {
     @Test
     void aPacketTheCaptureFilterDroppedIsNotALoss() {
         HandTrace h = new HandTrace(30, 30);
-        double r = handshakeAndRequest(h, 30);
+        double r = h.handshakeAndRequest(30);
         for (int i = 1; i <= 6; i++) {
             HandTrace.P p = h.s(r + 0.01 * i).data(1000);
             if (i == 4) {
@@ -373,7 +364,7 @@ class HandTraceAnalysisTest {
     @Test
     void keepAliveGivesOneProfilePerExchange() {
         HandTrace h = new HandTrace(25, 25);
-        double t = handshakeAndRequest(h, 25);
+        double t = h.handshakeAndRequest(25);
         double[] think = {20, 80, 150};
         for (int i = 0; i < 3; i++) {
             h.s(t + think[i]).data(5000);

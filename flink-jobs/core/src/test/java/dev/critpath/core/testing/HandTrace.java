@@ -60,6 +60,15 @@ public final class HandTrace {
         return h;
     }
 
+    /** Handshake and a 100-byte request sent with the handshake's ACK; returns when the request reaches the server. */
+    public double handshakeAndRequest(double owd) {
+        c(0).syn();
+        s(owd).syn();
+        c(2 * owd).ack(1);
+        c(2 * owd).data(100);
+        return 3 * owd;
+    }
+
     public HandTrace isns(long client, long server) {
         isnC = client;
         isnS = server;

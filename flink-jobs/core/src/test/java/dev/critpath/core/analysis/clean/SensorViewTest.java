@@ -49,12 +49,9 @@ class SensorViewTest {
     @Test
     void anOffloadAggregateIsSplitAtTheSegmentSize() {
         HandTrace h = new HandTrace(30, 30).mss(1000);
-        h.c(0).syn();
-        h.s(30).syn();
-        h.c(60).ack(1);
-        h.c(60.1).data(100);
-        h.s(110.1).data(4000); // one 4 KB TSO aggregate as the server's own capture shows it
-        h.c(140.2);
+        double request = h.handshakeAndRequest(30);
+        h.s(request + 20).data(4000); // one 4 KB TSO aggregate as the server's own capture shows it
+        h.c(request + 50.1);
         SensorView v = clean(h.serverSensorOnly());
         List<Packet> pieces = v.pkts.stream().filter(p -> !p.c2s && p.len > 0).toList();
         assertEquals(1, v.superSegments);

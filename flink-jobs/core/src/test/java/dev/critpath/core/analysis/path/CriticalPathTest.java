@@ -51,10 +51,7 @@ class CriticalPathTest {
     @Test
     void aLostResponseWaitsOnALossArcFromTheLostCopyToItsResend() {
         HandTrace h = new HandTrace(30, 30);
-        h.c(0).syn();
-        h.s(30).syn();
-        h.c(60).ack(1);
-        h.c(60.1).data(100);
+        h.handshakeAndRequest(30);
         h.s(110.1).data(1000).lost();
         h.s(410.1).resend(1, 1000);      // the timer fires 300 ms later
         h.c(440.2).fin();
