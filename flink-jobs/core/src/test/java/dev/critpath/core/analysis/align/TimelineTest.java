@@ -4,28 +4,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.ClockHint;
 import dev.critpath.core.analysis.PathPrior;
-import dev.critpath.core.analysis.clean.SensorView;
-import dev.critpath.core.analysis.clean.SequenceSpace;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.testing.HandTrace;
 import dev.critpath.core.testing.LabFixtures;
+import dev.critpath.core.testing.Steps;
 import dev.critpath.core.trace.ConnectionTrace;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The align step alone: roles, matching, the sensors' clock, estimates for what a sensor missed. */
 class TimelineTest {
     private static Timeline align(ConnectionTrace t, PathPrior prior) {
-        AnalysisConfig cfg = AnalysisConfig.defaults();
-        SequenceSpace space = new SequenceSpace(t);
-        List<SensorView> views = new ArrayList<>();
-        t.captures().stream().filter(c -> !c.packets().isEmpty()).forEach(c -> views.add(SensorView.clean(c, space, cfg)));
-        return Timeline.align(views, cfg, prior);
+        return Steps.aligned(t, prior);
     }
 
     @Test

@@ -2,30 +2,17 @@ package dev.critpath.core.analysis.path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.PathArc;
-import dev.critpath.core.analysis.PathPrior;
-import dev.critpath.core.analysis.align.Timeline;
-import dev.critpath.core.analysis.clean.SensorView;
-import dev.critpath.core.analysis.clean.SequenceSpace;
-import dev.critpath.core.analysis.sender.SenderSim;
 import dev.critpath.core.testing.HandTrace;
+import dev.critpath.core.testing.Steps;
 import dev.critpath.core.trace.ConnectionTrace;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The backward pass alone, on timelines the earlier steps made of hand-built connections. */
 class CriticalPathTest {
     private static CriticalPath path(ConnectionTrace t) {
-        AnalysisConfig cfg = AnalysisConfig.defaults();
-        SequenceSpace space = new SequenceSpace(t);
-        List<SensorView> views = new ArrayList<>();
-        t.captures().stream().filter(c -> !c.packets().isEmpty()).forEach(c -> views.add(SensorView.clean(c, space, cfg)));
-        Timeline tl = Timeline.align(views, cfg, PathPrior.NONE);
-        new SenderSim(tl.txs, true, cfg, SenderSim.segmentSize(space.smssC2s, tl.txs, true), space.wscaleServer, space.sackPermitted).run();
-        new SenderSim(tl.txs, false, cfg, SenderSim.segmentSize(space.smssS2c, tl.txs, false), space.wscaleClient, space.sackPermitted).run();
-        return new CriticalPath(tl);
+        return Steps.run(t).path();
     }
 
     private static long total(CriticalPath cp) {
