@@ -212,8 +212,9 @@ event new_packet(c: connection, p: pkt_hdr)
 	++c$critpath_logged;
 
 	local rec = Info($sensor=sensor_name, $sensor_role=role_text,
-	                 # exact to well below a microsecond for capture timestamps; double_to_count rounds
-	                 $ts_us=double_to_count(time_to_double(network_time()) * 1000000.0),
+	                 # the packet's own stamp: network_time() never goes back, so where a capture's
+	                 # stamps do it is the latest time seen. double_to_count rounds to the microsecond.
+	                 $ts_us=double_to_count(time_to_double(get_current_packet_ts()) * 1000000.0),
 	                 $community_id=c$critpath_cid,
 	                 $orig_h=c$id$orig_h, $orig_p=port_to_count(c$id$orig_p),
 	                 $resp_h=c$id$resp_h, $resp_p=port_to_count(c$id$resp_p),
