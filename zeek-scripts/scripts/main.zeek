@@ -85,6 +85,10 @@ redef record connection += {
 	critpath_watched: bool &optional;
 	## Its Community ID, computed once.
 	critpath_cid: string &optional;
+	## The connection the way round its events name it, where that is not Zeek's: its first
+	## packet was a SYN/ACK, whose receiver is the originator (Zeek turns the roles round only
+	## while it handles a later packet).
+	critpath_id: conn_id &optional;
 };
 
 global capture_index = 0;
@@ -145,13 +149,30 @@ function community_id(id: conn_id): string
 	return "1:" + encode_base64(hexstr_to_bytestring(sha1_hash(hexstr_to_bytestring(key))));
 	}
 
-function watched(c: connection): bool
+function watched(id: conn_id): bool
 	{
-	if ( |watch_ports| > 0 && c$id$resp_p !in watch_ports )
+	if ( |watch_ports| > 0 && id$resp_p !in watch_ports )
 		return F;
-	if ( |watch_networks| > 0 && c$id$orig_h !in watch_networks && c$id$resp_h !in watch_networks )
+	if ( |watch_networks| > 0 && id$orig_h !in watch_networks && id$resp_h !in watch_networks )
 		return F;
 	return T;
+	}
+
+function reversed(id: conn_id): conn_id
+	{
+	return conn_id($orig_h=id$resp_h, $orig_p=id$resp_p, $resp_h=id$orig_h, $resp_p=id$orig_p, $proto=id$proto);
+	}
+
+# Judges a connection on its first packet: which way round its events name it, its Community ID,
+# whether it is watched.
+function judge(c: connection, syn_ack_from_orig: bool)
+	{
+	if ( syn_ack_from_orig )
+		c$critpath_id = reversed(c$id);
+	local id = c?$critpath_id ? c$critpath_id : c$id;
+	c$critpath_cid = community_id(id);
+	c$critpath_watched = watched(id) && sampled(c$critpath_cid);
+	c$critpath_logged = 0;
 	}
 
 function flush()
@@ -189,19 +210,18 @@ event new_packet(c: connection, p: pkt_hdr)
 	flush();
 	if ( ! p?$tcp )
 		{
-		if ( get_conn_transport_proto(c$id) != tcp )
+		# from the port: get_conn_transport_proto looks the flow up again and reports every id it
+		# cannot find to reporter.log (ICMP ones, issue 21)
+		if ( get_port_transport_proto(c$id$orig_p) != tcp )
 			return;
 		local cut = tcp_from_raw(p);
 		if ( |cut| == 0 )
 			return;
 		p$tcp = cut[0];
 		}
+	local src = p?$ip ? p$ip$src : p$ip6$src;
 	if ( ! c?$critpath_watched )
-		{
-		c$critpath_cid = community_id(c$id);
-		c$critpath_watched = watched(c) && sampled(c$critpath_cid);
-		c$critpath_logged = 0;
-		}
+		judge(c, (p$tcp$flags & 18) == 18 && src == c$id$orig_h && p$tcp$sport == c$id$orig_p);
 	if ( ! c$critpath_watched )
 		return;
 	if ( c$critpath_logged >= max_packets_per_connection )
@@ -211,27 +231,25 @@ event new_packet(c: connection, p: pkt_hdr)
 		}
 	++c$critpath_logged;
 
+	local id = c?$critpath_id ? c$critpath_id : c$id;
 	local rec = Info($sensor=sensor_name, $sensor_role=role_text,
 	                 # the packet's own stamp: network_time() never goes back, so where a capture's
 	                 # stamps do it is the latest time seen. double_to_count rounds to the microsecond.
 	                 $ts_us=double_to_count(time_to_double(get_current_packet_ts()) * 1000000.0),
 	                 $community_id=c$critpath_cid,
-	                 $orig_h=c$id$orig_h, $orig_p=port_to_count(c$id$orig_p),
-	                 $resp_h=c$id$resp_h, $resp_p=port_to_count(c$id$resp_p),
-	                 $is_orig=F, $flags=p$tcp$flags, $seq=p$tcp$seq, $ack=p$tcp$ack, $len=p$tcp$dl,
+	                 $orig_h=id$orig_h, $orig_p=port_to_count(id$orig_p),
+	                 $resp_h=id$resp_h, $resp_p=port_to_count(id$resp_p),
+	                 $is_orig=src == id$orig_h && p$tcp$sport == id$orig_p,
+	                 $flags=p$tcp$flags, $seq=p$tcp$seq, $ack=p$tcp$ack, $len=p$tcp$dl,
 	                 $win=p$tcp$win, $ttl=0, $capture_index=capture_index);
 	++capture_index;
 	if ( p?$ip )
 		{
-		rec$is_orig = p$ip$src == c$id$orig_h && p$tcp$sport == c$id$orig_p;
 		rec$ip_id = p$ip$id;
 		rec$ttl = p$ip$ttl;
 		}
 	else
-		{
-		rec$is_orig = p$ip6$src == c$id$orig_h && p$tcp$sport == c$id$orig_p;
 		rec$ttl = p$ip6$hlim;
-		}
 	if ( p$tcp$hl > 20 )
 		pending = vector(rec); # tcp_options follows for this packet
 	else

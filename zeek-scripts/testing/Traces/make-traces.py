@@ -38,6 +38,12 @@ def tcp(src, sport, dst, dport, seq, ack, flags, payload=b"", win=502, options=b
     return ipv4(src, dst, 6, seg, ip_id)
 
 
+def icmp_echo(src, dst, kind, ident, seq):
+    msg = struct.pack("!BBHHH", kind, 0, 0, ident, seq) + b"critpath"
+    msg = msg[:2] + struct.pack("!H", checksum(msg)) + msg[4:]
+    return ipv4(src, dst, 1, msg, 7)
+
+
 def ether(ip):
     to_server = ip[16:20] == addr(SERVER)
     return (MAC_S + MAC_C if to_server else MAC_C + MAC_S) + b"\x08\x00" + ip
@@ -55,10 +61,10 @@ def write(name, packets):
 T0 = 1795317482000000  # the lab captures' day, 2026-11-24
 
 
-def handshake(cport, isn_c, isn_s, t):
+def handshake(cport, isn_c, isn_s, t, sport=8080):
     return [
-        (t, tcp(CLIENT, cport, SERVER, 8080, isn_c, 0, SYN, win=64240, options=SYN_OPTIONS, ip_id=100)),
-        (t + 50000, tcp(SERVER, 8080, CLIENT, cport, isn_s, isn_c + 1, SYN | ACK, win=65160, options=SYN_OPTIONS, ip_id=0)),
+        (t, tcp(CLIENT, cport, SERVER, sport, isn_c, 0, SYN, win=64240, options=SYN_OPTIONS, ip_id=100)),
+        (t + 50000, tcp(SERVER, sport, CLIENT, cport, isn_s, isn_c + 1, SYN | ACK, win=65160, options=SYN_OPTIONS, ip_id=0)),
     ]
 
 
@@ -74,4 +80,17 @@ write("backwards-ts.pcap", handshake(40001, c, s, T0) + [
     (T0 + 200000, tcp(CLIENT, 40001, SERVER, 8080, c + 101, s + 301, FIN | ACK, ip_id=104)),
     (T0 + 250000, tcp(SERVER, 8080, CLIENT, 40001, s + 301, c + 102, FIN | ACK, ip_id=3)),
     (T0 + 250100, tcp(CLIENT, 40001, SERVER, 8080, c + 102, s + 302, ACK, ip_id=105)),
+])
+
+# The capture starts at the server's SYN/ACK (the SYN came before the capture did), then a ping:
+# the SYN/ACK's receiver is the originator from the first event on, and ICMP is not TCP. Port 5201
+# (iperf3) is no port of a Zeek analyzer, so Zeek does not turn the roles round on the SYN/ACK.
+c, s = 2000, 6000
+write("synack-first.pcap", handshake(40002, c, s, T0, 5201)[1:] + [
+    (T0 + 100000, tcp(CLIENT, 40002, SERVER, 5201, c + 1, s + 1, ACK, ip_id=101)),
+    (T0 + 100100, tcp(CLIENT, 40002, SERVER, 5201, c + 1, s + 1, PSH | ACK, b"G" * 100, ip_id=102)),
+    (T0 + 150000, tcp(SERVER, 5201, CLIENT, 40002, s + 1, c + 101, PSH | ACK, b"R" * 300, ip_id=1)),
+    (T0 + 160000, icmp_echo(CLIENT, SERVER, 8, 77, 1)),
+    (T0 + 210000, icmp_echo(SERVER, CLIENT, 0, 77, 1)),
+    (T0 + 220000, tcp(CLIENT, 40002, SERVER, 5201, c + 101, s + 301, RST | ACK, ip_id=103)),
 ])
