@@ -50,11 +50,12 @@ def ether(ip):
 
 
 def write(name, packets):
-    """packets: (microseconds since the epoch, IP packet)"""
+    """packets: (microseconds since the epoch, IP packet[, bytes of the frame captured and on the wire])"""
     with open(name, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for ts_us, ip in packets:
+        for ts_us, ip, *cut in packets:
             frame = ether(ip)
+            frame = frame[:cut[0]] if cut else frame
             f.write(struct.pack("<IIII", ts_us // 1000000, ts_us % 1000000, len(frame), len(frame)) + frame)
 
 
@@ -93,4 +94,20 @@ write("synack-first.pcap", handshake(40002, c, s, T0, 5201)[1:] + [
     (T0 + 160000, icmp_echo(CLIENT, SERVER, 8, 77, 1)),
     (T0 + 210000, icmp_echo(SERVER, CLIENT, 0, 77, 1)),
     (T0 + 220000, tcp(CLIENT, 40002, SERVER, 5201, c + 101, s + 301, RST | ACK, ip_id=103)),
+])
+
+# Packets whose IP total length exceeds the bytes on the wire, which Zeek discards
+# (truncated_IP_len): a SYN whose frame lost its last 12 bytes (slowfile-serverside.pcapng's SYN)
+# and a 1460-byte segment recorded as its first 120 bytes of frame (long_rtt.dmp's data).
+c, s = 3000, 7000
+syn = tcp(CLIENT, 40003, SERVER, 8080, c, 0, SYN, win=64240, options=SYN_OPTIONS, ip_id=100)
+data = tcp(SERVER, 8080, CLIENT, 40003, s + 1, c + 1, ACK, b"R" * 1460, ip_id=1)
+write("truncated-ip-len.pcap", [
+    (T0, syn, 14 + len(syn) - 12),
+    (T0 + 50000, tcp(SERVER, 8080, CLIENT, 40003, s, c + 1, SYN | ACK, win=65160, options=SYN_OPTIONS, ip_id=0)),
+    (T0 + 100000, tcp(CLIENT, 40003, SERVER, 8080, c + 1, s + 1, ACK, ip_id=101)),
+    (T0 + 100100, tcp(CLIENT, 40003, SERVER, 8080, c + 1, s + 1, PSH | ACK, b"G" * 100, ip_id=102)),
+    (T0 + 150000, data, 120),
+    (T0 + 150100, tcp(SERVER, 8080, CLIENT, 40003, s + 1461, c + 101, PSH | ACK, b"R" * 40, ip_id=2)),
+    (T0 + 200000, tcp(CLIENT, 40003, SERVER, 8080, c + 101, s + 1501, FIN | ACK, ip_id=103)),
 ])
