@@ -98,6 +98,10 @@ redef record connection += {
 
 global capture_index = 0;
 
+# Bits of the TCP flags byte.
+const SYN = 0x02;
+const ACK = 0x10;
+
 ## The record of the current packet while its TCP options are still to come (they are raised
 ## after new_packet for the same packet): none or one.
 global pending: vector of Info = vector();
@@ -243,7 +247,7 @@ event new_packet(c: connection, p: pkt_hdr)
 		}
 	local src = p?$ip ? p$ip$src : p$ip6$src;
 	if ( ! c?$critpath_watched )
-		judge(c, (p$tcp$flags & 18) == 18 && src == c$id$orig_h && p$tcp$sport == c$id$orig_p);
+		judge(c, (p$tcp$flags & (SYN | ACK)) == (SYN | ACK) && src == c$id$orig_h && p$tcp$sport == c$id$orig_p);
 	if ( ! c$critpath_watched )
 		return;
 	if ( c$critpath_logged >= max_packets_per_connection )
@@ -368,8 +372,8 @@ function options_from_raw(b: string): TCP::OptionList
 # decides it: the SYN's sender, the SYN/ACK's receiver, else the client of the service port.
 function sender_is_originator(flags: count, sport: count, dport: count): bool
 	{
-	if ( (flags & 2) != 0 )
-		return (flags & 16) == 0;
+	if ( (flags & SYN) != 0 )
+		return (flags & ACK) == 0;
 	return ! ((sport < 1024 && dport >= 1024) || (sport < dport && dport >= 32768));
 	}
 
@@ -439,7 +443,7 @@ event net_weird(name: string, addl: string, source: string)
 		{
 		local c = lookup_connection(fwd);
 		if ( ! c?$critpath_watched )
-			judge(c, (tcph$flags & 18) == 18 && src == c$id$orig_h && tcph$sport == c$id$orig_p);
+			judge(c, (tcph$flags & (SYN | ACK)) == (SYN | ACK) && src == c$id$orig_h && tcph$sport == c$id$orig_p);
 		if ( ! c$critpath_watched )
 			return;
 		if ( c$critpath_logged >= max_packets_per_connection )
