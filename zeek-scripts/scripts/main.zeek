@@ -74,6 +74,11 @@ export {
 	## Packets not logged because their connection reached the cap.
 	global packets_over_cap = 0;
 
+	## Packets Zeek discarded as longer than they were on the wire (weird ``truncated_IP_len``)
+	## that the sensor could not read from their bytes either (not Ethernet, or cut inside the
+	## TCP header): each is a packet missing from the events.
+	global packets_unread = 0;
+
 	## Raised for every record before it is logged.
 	global log_packet: event(rec: Info);
 }
@@ -85,9 +90,17 @@ redef record connection += {
 	critpath_watched: bool &optional;
 	## Its Community ID, computed once.
 	critpath_cid: string &optional;
+	## The connection the way round its events name it, where that is not Zeek's: its first
+	## packet was a SYN/ACK, whose receiver is the originator (Zeek turns the roles round only
+	## while it handles a later packet).
+	critpath_id: conn_id &optional;
 };
 
 global capture_index = 0;
+
+# Bits of the TCP flags byte.
+const SYN = 0x02;
+const ACK = 0x10;
 
 ## The record of the current packet while its TCP options are still to come (they are raised
 ## after new_packet for the same packet): none or one.
@@ -145,13 +158,30 @@ function community_id(id: conn_id): string
 	return "1:" + encode_base64(hexstr_to_bytestring(sha1_hash(hexstr_to_bytestring(key))));
 	}
 
-function watched(c: connection): bool
+function watched(id: conn_id): bool
 	{
-	if ( |watch_ports| > 0 && c$id$resp_p !in watch_ports )
+	if ( |watch_ports| > 0 && id$resp_p !in watch_ports )
 		return F;
-	if ( |watch_networks| > 0 && c$id$orig_h !in watch_networks && c$id$resp_h !in watch_networks )
+	if ( |watch_networks| > 0 && id$orig_h !in watch_networks && id$resp_h !in watch_networks )
 		return F;
 	return T;
+	}
+
+function reversed(id: conn_id): conn_id
+	{
+	return conn_id($orig_h=id$resp_h, $orig_p=id$resp_p, $resp_h=id$orig_h, $resp_p=id$orig_p, $proto=id$proto);
+	}
+
+# Judges a connection on its first packet: which way round its events name it, its Community ID,
+# whether it is watched.
+function judge(c: connection, syn_ack_from_orig: bool)
+	{
+	if ( syn_ack_from_orig )
+		c$critpath_id = reversed(c$id);
+	local id = c?$critpath_id ? c$critpath_id : c$id;
+	c$critpath_cid = community_id(id);
+	c$critpath_watched = watched(id) && sampled(c$critpath_cid);
+	c$critpath_logged = 0;
 	}
 
 function flush()
@@ -184,24 +214,40 @@ function tcp_from_raw(p: pkt_hdr): vector of tcp_hdr
 	                      $win=bytestring_to_count(h[14:16])));
 	}
 
+# The record of the sensor's next packet, one of the connection named the way round id does.
+function new_record(id: conn_id, cid: string, src: addr, tcph: tcp_hdr): Info
+	{
+	local rec = Info($sensor=sensor_name, $sensor_role=role_text,
+	                 # the packet's own stamp: network_time() never goes back, so where a capture's
+	                 # stamps do it is the latest time seen. double_to_count rounds to the microsecond.
+	                 $ts_us=double_to_count(time_to_double(get_current_packet_ts()) * 1000000.0),
+	                 $community_id=cid,
+	                 $orig_h=id$orig_h, $orig_p=port_to_count(id$orig_p),
+	                 $resp_h=id$resp_h, $resp_p=port_to_count(id$resp_p),
+	                 $is_orig=src == id$orig_h && tcph$sport == id$orig_p,
+	                 $flags=tcph$flags, $seq=tcph$seq, $ack=tcph$ack, $len=tcph$dl,
+	                 $win=tcph$win, $ttl=0, $capture_index=capture_index);
+	++capture_index;
+	return rec;
+	}
+
 event new_packet(c: connection, p: pkt_hdr)
 	{
 	flush();
 	if ( ! p?$tcp )
 		{
-		if ( get_conn_transport_proto(c$id) != tcp )
+		# from the port: get_conn_transport_proto looks the flow up again and reports every id it
+		# cannot find to reporter.log (ICMP ones, issue 21)
+		if ( get_port_transport_proto(c$id$orig_p) != tcp )
 			return;
 		local cut = tcp_from_raw(p);
 		if ( |cut| == 0 )
 			return;
 		p$tcp = cut[0];
 		}
+	local src = p?$ip ? p$ip$src : p$ip6$src;
 	if ( ! c?$critpath_watched )
-		{
-		c$critpath_cid = community_id(c$id);
-		c$critpath_watched = watched(c) && sampled(c$critpath_cid);
-		c$critpath_logged = 0;
-		}
+		judge(c, (p$tcp$flags & (SYN | ACK)) == (SYN | ACK) && src == c$id$orig_h && p$tcp$sport == c$id$orig_p);
 	if ( ! c$critpath_watched )
 		return;
 	if ( c$critpath_logged >= max_packets_per_connection )
@@ -211,37 +257,22 @@ event new_packet(c: connection, p: pkt_hdr)
 		}
 	++c$critpath_logged;
 
-	local rec = Info($sensor=sensor_name, $sensor_role=role_text,
-	                 # exact to well below a microsecond for capture timestamps; double_to_count rounds
-	                 $ts_us=double_to_count(time_to_double(network_time()) * 1000000.0),
-	                 $community_id=c$critpath_cid,
-	                 $orig_h=c$id$orig_h, $orig_p=port_to_count(c$id$orig_p),
-	                 $resp_h=c$id$resp_h, $resp_p=port_to_count(c$id$resp_p),
-	                 $is_orig=F, $flags=p$tcp$flags, $seq=p$tcp$seq, $ack=p$tcp$ack, $len=p$tcp$dl,
-	                 $win=p$tcp$win, $ttl=0, $capture_index=capture_index);
-	++capture_index;
+	local rec = new_record(c?$critpath_id ? c$critpath_id : c$id, c$critpath_cid, src, p$tcp);
 	if ( p?$ip )
 		{
-		rec$is_orig = p$ip$src == c$id$orig_h && p$tcp$sport == c$id$orig_p;
 		rec$ip_id = p$ip$id;
 		rec$ttl = p$ip$ttl;
 		}
 	else
-		{
-		rec$is_orig = p$ip6$src == c$id$orig_h && p$tcp$sport == c$id$orig_p;
 		rec$ttl = p$ip6$hlim;
-		}
 	if ( p$tcp$hl > 20 )
 		pending = vector(rec); # tcp_options follows for this packet
 	else
 		Log::write(CritPath::LOG, rec);
 	}
 
-event tcp_options(c: connection, is_orig: bool, options: TCP::OptionList)
+function add_options(rec: Info, options: TCP::OptionList)
 	{
-	if ( |pending| == 0 )
-		return;
-	local rec = pending[0];
 	for ( i in options )
 		{
 		local o = options[i];
@@ -270,10 +301,174 @@ event tcp_options(c: connection, is_orig: bool, options: TCP::OptionList)
 			break;
 		}
 		}
+	}
+
+event tcp_options(c: connection, is_orig: bool, options: TCP::OptionList)
+	{
+	if ( |pending| == 0 )
+		return;
+	add_options(pending[0], options);
 	flush();
 	}
 
 event zeek_done()
 	{
 	flush();
+	}
+
+# Zeek discards a packet whose IP total length exceeds its length on the wire (weird
+# truncated_IP_len) before any script sees it, where critpath's pcap reader keeps it and takes
+# the IP header's length: read such packets from their bytes, every one of them, not a sample.
+redef Weird::sampling_whitelist += { "truncated_IP_len" };
+
+# The TCP options in b, as tcp_options gives them: those the capture kept.
+function options_from_raw(b: string): TCP::OptionList
+	{
+	local out: TCP::OptionList = vector();
+	local i = 0;
+	while ( i < |b| )
+		{
+		local kind = bytestring_to_count(b[i]);
+		if ( kind == 0 )
+			break;
+		if ( kind == 1 )
+			{
+			++i;
+			next;
+			}
+		if ( i + 2 > |b| )
+			break;
+		local len = bytestring_to_count(b[i + 1]);
+		if ( len < 2 || i + len > |b| )
+			break;
+		local o = TCP::Option($kind=kind, $length=len);
+		local v = b[i + 2:i + len];
+		if ( kind == 2 && len == 4 )
+			o$mss = bytestring_to_count(v);
+		else if ( kind == 3 && len == 3 )
+			o$window_scale = bytestring_to_count(v);
+		else if ( kind == 5 && len % 8 == 2 )
+			{
+			o$sack = index_vec();
+			local j = 0;
+			while ( j < len - 2 )
+				{
+				o$sack[|o$sack|] = bytestring_to_count(v[j:j + 4]);
+				j += 4;
+				}
+			}
+		else if ( kind == 8 && len == 10 )
+			{
+			o$send_timestamp = bytestring_to_count(v[0:4]);
+			o$echo_timestamp = bytestring_to_count(v[4:8]);
+			}
+		out[|out|] = o;
+		i += len;
+		}
+	return out;
+	}
+
+# Which end of a flow seen first in this packet is the originator, as critpath's pcap reader
+# decides it: the SYN's sender, the SYN/ACK's receiver, else the client of the service port.
+function sender_is_originator(flags: count, sport: count, dport: count): bool
+	{
+	if ( (flags & SYN) != 0 )
+		return (flags & ACK) == 0;
+	return ! ((sport < 1024 && dport >= 1024) || (sport < dport && dport >= 32768));
+	}
+
+event net_weird(name: string, addl: string, source: string)
+	{
+	if ( name != "truncated_IP_len" )
+		return;
+	flush();
+	local l2 = get_current_packet_header()$l2;
+	local d = get_current_packet()$data;
+	if ( l2$encap != LINK_ETHERNET || ! l2?$eth_type )
+		{
+		++packets_unread;
+		return;
+		}
+	local ip = 14 + (l2?$vlan ? 4 : 0) + (l2?$inner_vlan ? 4 : 0);
+	local src: addr;
+	local dst: addr;
+	local t = 0;         # where the TCP header starts
+	local ip_payload = 0; # TCP header and payload, as the IP header says
+	local ttl = 0;
+	if ( l2$eth_type == 0x0800 && |d| >= ip + 20 )
+		{
+		if ( bytestring_to_count(d[ip + 9]) != 6 )
+			return;
+		local ihl = (bytestring_to_count(d[ip]) % 16) * 4;
+		local total = bytestring_to_count(d[ip + 2:ip + 4]);
+		if ( ihl < 20 || total < ihl )
+			return;
+		src = raw_bytes_to_v4_addr(d[ip + 12:ip + 16]);
+		dst = raw_bytes_to_v4_addr(d[ip + 16:ip + 20]);
+		ttl = bytestring_to_count(d[ip + 8]);
+		t = ip + ihl;
+		ip_payload = total - ihl;
+		}
+	else if ( l2$eth_type == 0x86dd && |d| >= ip + 40 )
+		{
+		if ( bytestring_to_count(d[ip + 6]) != 6 )
+			return;
+		src = raw_bytes_to_v6_addr(d[ip + 8:ip + 24]);
+		dst = raw_bytes_to_v6_addr(d[ip + 24:ip + 40]);
+		ttl = bytestring_to_count(d[ip + 7]);
+		t = ip + 40;
+		ip_payload = bytestring_to_count(d[ip + 4:ip + 6]);
+		}
+	if ( t == 0 || |d| < t + 20 )
+		{
+		++packets_unread;
+		return;
+		}
+	local h = d[t:t + 20];
+	local offset_byte = bytestring_to_count(h[12:13]);
+	local hl = (offset_byte / 16) * 4;
+	if ( hl < 20 || hl > ip_payload )
+		return;
+	local sport = bytestring_to_count(h[0:2]);
+	local dport = bytestring_to_count(h[2:4]);
+	local tcph = tcp_hdr($sport=count_to_port(sport, tcp), $dport=count_to_port(dport, tcp),
+	                     $seq=bytestring_to_count(h[4:8]), $ack=bytestring_to_count(h[8:12]),
+	                     $hl=hl, $dl=ip_payload - hl, $reserved=offset_byte % 16,
+	                     $flags=bytestring_to_count(h[13:14]), $win=bytestring_to_count(h[14:16]));
+
+	local fwd = conn_id($orig_h=src, $orig_p=tcph$sport, $resp_h=dst, $resp_p=tcph$dport, $proto=6);
+	local id: conn_id;
+	local cid: string;
+	if ( connection_exists(fwd) )
+		{
+		local c = lookup_connection(fwd);
+		if ( ! c?$critpath_watched )
+			judge(c, (tcph$flags & (SYN | ACK)) == (SYN | ACK) && src == c$id$orig_h && tcph$sport == c$id$orig_p);
+		if ( ! c$critpath_watched )
+			return;
+		if ( c$critpath_logged >= max_packets_per_connection )
+			{
+			++packets_over_cap;
+			return;
+			}
+		++c$critpath_logged;
+		id = c?$critpath_id ? c$critpath_id : c$id;
+		cid = c$critpath_cid;
+		}
+	else
+		{
+		# a flow Zeek has not seen yet (it lost the SYN, say)
+		id = sender_is_originator(tcph$flags, sport, dport) ? fwd : reversed(fwd);
+		cid = community_id(id);
+		if ( ! watched(id) || ! sampled(cid) )
+			return;
+		}
+
+	local rec = new_record(id, cid, src, tcph);
+	rec$ttl = ttl;
+	if ( l2$eth_type == 0x0800 )
+		rec$ip_id = bytestring_to_count(d[ip + 4:ip + 6]);
+	if ( hl > 20 )
+		add_options(rec, options_from_raw(d[t + 20:t + hl]));
+	Log::write(CritPath::LOG, rec);
 	}

@@ -8,7 +8,7 @@ public enum EventError {
     MISSING_FIELD,
     /** A field has the wrong JSON type (e.g. a port as a string, a timestamp in float seconds). */
     WRONG_TYPE,
-    /** A number outside its range (ports, 32-bit sequence numbers, timestamps outside 2000..2100). */
+    /** A number outside its range (ports, 32-bit sequence numbers, timestamps before 1970 or from 2100 on). */
     OUT_OF_RANGE,
     /** A string that does not have the required form (address, Community ID, sensor name, SACK list). */
     BAD_FORMAT,

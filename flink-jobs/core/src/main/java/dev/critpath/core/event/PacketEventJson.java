@@ -24,8 +24,13 @@ import java.util.Map;
  * invalid record included, by Jackson, which also names what is wrong.
  */
 public final class PacketEventJson {
-    public static final long MIN_TS_US = 946_684_800_000_000L;  // 2000-01-01
-    public static final long MAX_TS_US = 4_102_444_800_000_000L; // 2100-01-01
+    /**
+     * Capture times an event may carry and a capture may hold, inclusive: one rule for events and
+     * pcaps. From the Unix epoch, since public traces go back to 1994; to the end of 2099, since
+     * later stamps are corruption (a 2106 stamp once made a 79-year server stall).
+     */
+    public static final long MIN_TS_US = 0;
+    public static final long MAX_TS_US = 4_102_444_799_999_999L; // 2099-12-31T23:59:59.999999Z
     public static final int MAX_LEN = 1 << 20;
     private static final JsonFactory FACTORY = new JsonFactory();
 

@@ -318,9 +318,9 @@ public final class PcapReader implements Closeable {
         return false;
     }
 
-    /** Packet times after 2100 are corruption (a 2106 stamp once made a 79-year server stall). */
+    /** Only the times a packet event may carry (before 1970 or from 2100 on is corruption). */
     private boolean plausibleTime(long tsUs) {
-        if (tsUs < 0 || tsUs >= PacketEventJson.MAX_TS_US) {
+        if (tsUs < PacketEventJson.MIN_TS_US || tsUs > PacketEventJson.MAX_TS_US) {
             stats.implausible++;
             return false;
         }

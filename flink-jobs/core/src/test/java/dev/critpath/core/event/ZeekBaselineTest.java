@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The Zeek package and the Java pcap reader hold to one contract even where Zeek cannot run: the
@@ -55,6 +57,22 @@ class ZeekBaselineTest {
         assertTrue(zeek.stream().anyMatch(e -> e.origP() == 53762), "the port whose order Zeek gets wrong is there");
     }
 
+    /**
+     * The package's hand-made captures (zeek-scripts/testing/Traces): packet stamps that go
+     * backwards, a capture that starts at the server's SYN/ACK (and holds a ping), packets longer
+     * than they were on the wire, which Zeek discards and the package reads from their bytes.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "backwards-ts, lab-client, CLIENT",
+        "synack-first, lab-server, SERVER",
+        "truncated-ip-len, lab-client, CLIENT"})
+    void theHandMadeCapturesGiveTheJavaReadersEvents(String trace, String sensor, SensorRole role) throws Exception {
+        List<PacketEvent> zeek = baseline("tests." + trace);
+        Path pcap = Repo.root().resolve("zeek-scripts/testing/Traces").resolve(trace + ".pcap");
+        assertSameEvents(PcapEvents.readAll(pcap, sensor, role), zeek);
+    }
+
     /** A baseline log: one JSON event per line, each valid by the JSON Schema and the codec. */
     private static List<PacketEvent> baseline(String test) throws Exception {
         Path log = Repo.root().resolve("zeek-scripts/testing/Baseline").resolve(test).resolve("critpath_packets.log");
@@ -69,7 +87,7 @@ class ZeekBaselineTest {
             assertTrue(errors.isEmpty(), log + ": " + errors + " in " + line);
             out.add(codec.parse(line));
         }
-        assertTrue(out.size() > 20, log + " holds the connection");
+        assertTrue(out.size() >= 5, log + " holds the connection");
         return out;
     }
 

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.event.EventError;
+import dev.critpath.core.event.InvalidEventException;
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.PcapBuilder;
@@ -254,6 +257,29 @@ class PcapReaderTest {
             assertFalse(r.next(p));
             assertEquals(2, r.stats().implausible, r.stats().toString());
         }
+    }
+
+    /** One rule for both inputs: a capture yields exactly the times an event may carry, so --pcap and --events agree. */
+    @Test
+    void aCaptureKeepsExactlyTheTimesAnEventMayCarry() throws Exception {
+        long[] kept = {PacketEventJson.MIN_TS_US, 776_032_077_261_947L /* 1994, the oldest public trace */, PacketEventJson.MAX_TS_US};
+        PcapBuilder.Pcap pcap = new PcapBuilder.Pcap(1, ByteOrder.LITTLE_ENDIAN, false, 65535);
+        for (long ts : kept) {
+            pcap.add(ts, PcapBuilder.ethernet(syn()));
+        }
+        pcap.add(PacketEventJson.MAX_TS_US + 1, PcapBuilder.ethernet(syn()));
+        Path f = dir.resolve("edges.pcap");
+        Files.write(f, pcap.bytes());
+
+        List<PacketEvent> events = PcapEvents.readAll(f, "s1", SensorRole.CLIENT);
+        assertArrayEquals(kept, events.stream().mapToLong(PacketEvent::tsUs).toArray());
+        PacketEventJson codec = PacketEventJson.standard();
+        for (PacketEvent e : events) {
+            assertEquals(e, codec.parse(PacketEventJson.toJson(e)));
+        }
+        String late = PacketEventJson.toJson(events.get(0).withTsUs(PacketEventJson.MAX_TS_US + 1));
+        InvalidEventException ex = assertThrows(InvalidEventException.class, () -> codec.parse(late));
+        assertEquals(EventError.OUT_OF_RANGE, ex.error());
     }
 
     @Test
