@@ -96,7 +96,7 @@ class AnalyzeCommandTest {
         for (var e : dev.critpath.core.pcap.PcapEvents.readAll(Path.of(lab("dl-1k", "client.pcap")), "edge-a", null)) {
             lines.add(dev.critpath.core.event.PacketEventJson.toJson(e));
         }
-        lines.add(2, "{\"sensor\":\"edge-a\",\"ts_us\":12}");
+        lines.add(2, "{\"sensor\":\"edge-a\",\"ts_us\":4102444800000000}"); // 2100: out of range
         lines.add(5, "not json at all");
         lines.add("{\"truncated\": ");
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
