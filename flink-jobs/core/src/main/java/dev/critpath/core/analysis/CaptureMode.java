@@ -11,8 +11,12 @@ public enum CaptureMode {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** True when this endpoint's own events are estimates: the one sensor sits at the other end. */
-    public boolean remote(Endpoint e) {
-        return this == (e == Endpoint.CLIENT ? SERVER_SIDE : CLIENT_SIDE);
+    /** The end no sensor watched, whose own events are estimates; null with two sensors. */
+    public Endpoint unwatched() {
+        return switch (this) {
+            case CLIENT_SIDE -> Endpoint.SERVER;
+            case SERVER_SIDE -> Endpoint.CLIENT;
+            case TWO_POINT -> null;
+        };
     }
 }

@@ -44,11 +44,11 @@ public final class ArcCategories {
                 long prop = Math.min(w, base);
                 ct.add(Category.PROPAGATION, prop);
                 // with one sensor, delay above the minimum cannot be told from the remote end's own
-                ct.add(tl.mode == CaptureMode.TWO_POINT ? Category.QUEUING : unsplit(tl.mode == CaptureMode.SERVER_SIDE ? Endpoint.CLIENT : Endpoint.SERVER), w - prop);
+                ct.add(tl.mode == CaptureMode.TWO_POINT ? Category.QUEUING : unsplit(tl.mode.unwatched()), w - prop);
             }
             case HOST -> {
                 Endpoint at = cp.endpointOf(a.to());
-                if (tl.mode.remote(at)) {
+                if (at == tl.mode.unwatched()) {
                     ct.add(unsplit(at), w);
                 } else if ((child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && w >= idleThresholdUs) {
                     ct.add(Category.IDLE, w);

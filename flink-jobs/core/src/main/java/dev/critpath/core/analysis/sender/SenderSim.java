@@ -173,7 +173,7 @@ public final class SenderSim {
         if (lossEvidence) {
             lastLossEvidence = t;
         }
-        windows.ack(t, una, nxt, rwnd, nxt + cc.allowed(scoreboard.pipe()) * mss);
+        windows.ack(t, una, nxt, rwnd, cwndLimit());
         recordEvent(a.idx, false);
         lastAckTime = t;
         lastAckTx = a.idx;
@@ -259,7 +259,7 @@ public final class SenderSim {
             s.lossArc = true;
             countTimer(s.lossCause);
             stats.retransmissions++;
-            markSpurious(s, p);
+            markSpurious(p);
         }
         sent.add(s);
         nxt = Math.max(nxt, 1);
@@ -343,9 +343,10 @@ public final class SenderSim {
         s.kind = Tx.Kind.RETRANSMISSION;
         stats.retransmissions++;
         stats.retransmittedBytes += s.p.len;
-        if (prevIdx < 0 && sent.firstAbove(s.end()) != null) {
+        if (prevIdx < 0) {
             // the lost original was never captured: it left just before the first packet above it
-            prevIdx = sent.firstAbove(s.end()).idx;
+            Tx above = sent.firstAbove(s.end());
+            prevIdx = above != null ? above.idx : -1;
         }
         s.rtxOf = prevIdx;
         Scoreboard.Segment seg = scoreboard.at(s.seq());
@@ -356,7 +357,7 @@ public final class SenderSim {
                 new LossClassifier.Seen(lastLossEvidence, lastAckTime, rtt.minRtt(), cc.state(), una, nxt));
         s.lossCause = cause;
         if (prev != null) {
-            markSpurious(s, prev);
+            markSpurious(prev);
         }
         if (clocked) {
             // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
@@ -405,7 +406,7 @@ public final class SenderSim {
     }
 
     /** A re-send whose earlier copy reached the receiver repaired nothing there. */
-    private void markSpurious(Tx s, Tx prev) {
+    private void markSpurious(Tx prev) {
         if (prev.arr != Tx.NONE && !prev.arrEstimated) {
             stats.spuriousRetransmissions++;
         }
@@ -415,10 +416,12 @@ public final class SenderSim {
 
     /** Highest sequence number the windows allow right now. */
     private long limit() {
-        long allowed = cc.allowed(scoreboard.pipe());
-        long byCwnd = nxt + allowed * mss;
-        long byRwnd = rwnd >= 0 ? una + rwnd : Long.MAX_VALUE;
-        return Math.min(byCwnd, byRwnd);
+        return Math.min(cwndLimit(), rwnd >= 0 ? una + rwnd : Long.MAX_VALUE);
+    }
+
+    /** Highest sequence number the congestion window alone allows. */
+    private long cwndLimit() {
+        return nxt + cc.allowed(scoreboard.pipe()) * mss;
     }
 
     private int segs(int len) {
