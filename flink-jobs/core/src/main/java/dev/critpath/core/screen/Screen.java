@@ -40,30 +40,30 @@ public final class Screen {
      * @param exampleColumns profile columns used to check custom metrics' names (null: no check)
      */
     public static Screen fromProperties(Properties p, Map<String, Object> exampleColumns) {
-        Map<String, Function<Properties, ScreenRule>> registered = new LinkedHashMap<>(BuiltinRules.REGISTERED);
-        List<String> plugins = new ArrayList<>();
-        for (ScreenRule plugin : ServiceLoader.load(ScreenRule.class)) {
-            registered.put(plugin.name(), settings -> plugin);
-            plugins.add(plugin.name());
-        }
         String listed = p.getProperty("rules");
-        List<String> enabled = new ArrayList<>(listed == null ? DEFAULT_RULES
-                : List.of(listed.trim().isEmpty() ? new String[0] : listed.trim().split("\\s*,\\s*")));
-        if (listed == null) {
-            enabled.addAll(plugins);
-        }
+        List<String> enabled = listed == null ? DEFAULT_RULES
+                : List.of(listed.trim().isEmpty() ? new String[0] : listed.trim().split("\\s*,\\s*"));
         List<ScreenRule> rules = new ArrayList<>();
         for (String name : enabled) {
-            Function<Properties, ScreenRule> rule = registered.get(name);
-            if (rule == null) {
-                throw new IllegalArgumentException("unknown screen rule '" + name + "'; built-in rules are " + DEFAULT_RULES);
+            Function<Properties, ScreenRule> builtin = BuiltinRules.REGISTERED.get(name);
+            if (builtin != null) {
+                rules.add(builtin.apply(p));
             }
-            rules.add(rule.apply(p));
+        }
+        for (ScreenRule plugin : ServiceLoader.load(ScreenRule.class)) {
+            if (listed == null || enabled.contains(plugin.name())) {
+                rules.add(plugin);
+            }
         }
         for (String key : p.stringPropertyNames()) {
             if (key.startsWith("custom.")) {
                 String name = key.substring("custom.".length());
                 rules.add(ThresholdRule.parse(name, p.getProperty(key), exampleColumns == null ? sampleColumns() : exampleColumns));
+            }
+        }
+        for (String name : enabled) {
+            if (rules.stream().noneMatch(r -> r.name().equals(name))) {
+                throw new IllegalArgumentException("unknown screen rule '" + name + "'; built-in rules are " + DEFAULT_RULES);
             }
         }
         return new Screen(rules);

@@ -53,6 +53,9 @@ class ScreenTest {
                 .evaluate(p);
         assertEquals(List.of("fast_start"), custom.failedRules());
         assertTrue(custom.explanation().contains("first_byte_us = 140000 (wanted < 100000)"), custom.explanation());
+        // a custom rule may be named in the list too: it is not an unknown rule, and it runs once
+        Screen listed = Screen.fromProperties(props("rules", "no_retransmission,fast_start", "custom.fast_start", "first_byte_us < 100000"), null);
+        assertEquals(List.of("no_retransmission", "fast_start"), listed.rules().stream().map(ScreenRule::name).toList());
     }
 
     @Test
