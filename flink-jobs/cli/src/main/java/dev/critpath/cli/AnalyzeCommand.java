@@ -3,7 +3,8 @@ package dev.critpath.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.critpath.core.analysis.AnalysisConfig;
-import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.ConnectionProfile;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.event.InvalidEventException;
 import dev.critpath.core.event.JsonLines;
@@ -182,7 +183,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         try (Reader r = Files.newBufferedReader(screenFile)) {
             p.load(r);
         }
-        return Screen.fromProperties(p, Analyzer.emptyProfileColumns());
+        return Screen.fromProperties(p, ConnectionProfile.empty().columns());
     }
 
     private static void readPcap(Path file, String sensor, SensorRole role, ConnectionAssembler assembler, Progress progress,

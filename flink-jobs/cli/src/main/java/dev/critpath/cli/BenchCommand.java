@@ -1,6 +1,6 @@
 package dev.critpath.cli;
 
-import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.IpText;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;

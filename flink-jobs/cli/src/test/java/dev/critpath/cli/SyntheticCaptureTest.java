@@ -2,7 +2,7 @@ package dev.critpath.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.IpText;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;

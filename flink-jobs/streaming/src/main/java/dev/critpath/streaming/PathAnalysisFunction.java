@@ -1,12 +1,12 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.analysis.AnalysisBudgetExceededException;
-import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.ClockHint;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.PathPrior;
-import dev.critpath.core.analysis.SegmentedConnection;
+import dev.critpath.core.analysis.recipe.SegmentedConnection;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;

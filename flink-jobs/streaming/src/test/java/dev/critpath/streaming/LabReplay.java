@@ -2,7 +2,7 @@ package dev.critpath.streaming;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;

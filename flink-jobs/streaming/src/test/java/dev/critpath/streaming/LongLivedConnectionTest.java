@@ -3,7 +3,7 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.ExchangeProfile;

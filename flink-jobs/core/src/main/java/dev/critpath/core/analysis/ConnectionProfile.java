@@ -79,7 +79,7 @@ public final class ConnectionProfile implements Serializable {
      *
      * @param continuesExchange the next segment begins with the rest of this one's last response
      */
-    ConnectionProfile followedBy(ConnectionProfile next, boolean continuesExchange) {
+    public ConnectionProfile followedBy(ConnectionProfile next, boolean continuesExchange) {
         CategoryTimes sum = new CategoryTimes();
         sum.addAll(times);
         sum.addAll(next.times);
@@ -109,7 +109,7 @@ public final class ConnectionProfile implements Serializable {
     }
 
     /** All zero: the shape of a profile, for schema checks and templates. */
-    static ConnectionProfile empty() {
+    public static ConnectionProfile empty() {
         return new ConnectionProfile("", "", "", 0, "", 0, null, null, CaptureMode.TWO_POINT, 0, 0, new CategoryTimes(),
                 new PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
                 new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, false, false, 0), new Pie(0L, 0L, 0L));

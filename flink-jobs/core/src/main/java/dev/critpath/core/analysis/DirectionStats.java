@@ -45,6 +45,16 @@ public final class DirectionStats implements Serializable {
     public long minRttUs = -1;
     public long maxCwndSegments;
 
+    /** One more expiry of the retransmission timer, or of the tail loss probe's. */
+    public void countTimer(LossCause c) {
+        switch (c) {
+            case TIMEOUT -> timeouts++;
+            case BACKOFF -> backoffs++;
+            case TAIL_LOSS_PROBE -> tailLossProbes++;
+            default -> throw new IllegalStateException(c.name());
+        }
+    }
+
     /** The counts of this segment of a connection followed by the next one's. */
     DirectionStats followedBy(DirectionStats next) {
         DirectionStats m = new DirectionStats();

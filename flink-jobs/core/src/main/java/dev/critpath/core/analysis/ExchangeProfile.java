@@ -21,17 +21,17 @@ public record ExchangeProfile(
         CategoryTimes times) implements java.io.Serializable {
 
     /** A copy numbered {@code newIndex}. */
-    ExchangeProfile numbered(int newIndex) {
+    public ExchangeProfile numbered(int newIndex) {
         return new ExchangeProfile(connUid, newIndex, startUs, endUs, requestBytes, responseBytes, serverThinkUs, serverThinkEstimated, firstByteUs, times);
     }
 
     /** No request of its own: the server went on with the previous response after a pause. */
-    boolean continuesResponse() {
+    public boolean continuesResponse() {
         return requestBytes == 0;
     }
 
     /** This exchange, the path time between it and {@code next}, and {@code next}, its continuation. */
-    ExchangeProfile continuedBy(CategoryTimes between, ExchangeProfile next) {
+    public ExchangeProfile continuedBy(CategoryTimes between, ExchangeProfile next) {
         CategoryTimes sum = new CategoryTimes();
         sum.addAll(times);
         sum.addAll(between);

@@ -71,7 +71,7 @@ public final class Screen {
 
     /** Column names of a profile, for validating custom rules without a connection at hand. */
     private static Map<String, Object> sampleColumns() {
-        return dev.critpath.core.analysis.Analyzer.emptyProfileColumns();
+        return ConnectionProfile.empty().columns();
     }
 
     public List<ScreenRule> rules() {

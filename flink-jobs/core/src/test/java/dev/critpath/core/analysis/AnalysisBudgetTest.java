@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.testing.HandTrace;
 import org.junit.jupiter.api.Test;
 

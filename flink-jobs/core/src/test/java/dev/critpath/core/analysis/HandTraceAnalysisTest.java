@@ -6,12 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
-import dev.critpath.core.analysis.clean.SensorView;
-import dev.critpath.core.analysis.clean.SequenceSpace;
-import dev.critpath.core.analysis.sender.SenderSim;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.HandTrace;
+import dev.critpath.core.testing.Steps;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -158,15 +157,16 @@ class HandTraceAnalysisTest {
         ConnectionResult res = SCREEN.apply(iw2.analyze(t));
         assertSumsToDuration(res, h.clientObservedDurationUs());
 
-        Timeline tl = forwardPass(t, iw2.config());
+        Steps.Forward forward = Steps.forwardPass(t, iw2.config(), 1000);
+        Timeline tl = forward.timeline();
         List<Tx> data = tl.txs.stream().filter(x -> !x.c2s() && x.p.len > 0).toList();
         assertEquals(6, data.size());
         Tx ack1 = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == 1001).findFirst().orElseThrow();
         Tx ack2 = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == 2001).findFirst().orElseThrow();
-        assertEquals(ack1.idx, data.get(2).liberator, "seg3 released by ack1");
-        assertEquals(ack1.idx, data.get(3).liberator, "seg4 released by ack1 although ack2 arrived before it left");
-        assertEquals(ack2.idx, data.get(4).liberator, "seg5 released by ack2");
-        assertEquals(ack2.idx, data.get(5).liberator, "seg6 released by ack2");
+        assertEquals(ack1.idx, forward.marks().liberator(data.get(2)), "seg3 released by ack1");
+        assertEquals(ack1.idx, forward.marks().liberator(data.get(3)), "seg4 released by ack1 although ack2 arrived before it left");
+        assertEquals(ack2.idx, forward.marks().liberator(data.get(4)), "seg5 released by ack2");
+        assertEquals(ack2.idx, forward.marks().liberator(data.get(5)), "seg6 released by ack2");
         // the path ends through seg6, released by ack2: the server's lateness is 4.8 ms on it
         PathArc hostArc = res.arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.seq() == 5001).findFirst().orElseThrow();
         assertEquals(4_800, hostArc.durationUs());
@@ -174,65 +174,10 @@ class HandTraceAnalysisTest {
     }
 
     @Test
-    void tcpevalsRoundFourReleasesOnlyThreePackets() {
-        // figure 3: an ACK covering two of the four packets in flight; with cwnd 5 and two still
-        // in flight only three more may go (classic Reno, one segment per ACK in slow start)
-        HandTrace h = new HandTrace(30, 30);
-        double r = h.handshakeAndRequest(30);
-        h.s(r).data(1000);
-        h.s(r).data(1000);
-        h.c(r + 30.1).ack(1001);
-        h.c(r + 30.2).ack(2001);
-        h.s(r + 60.1).data(1000);
-        h.s(r + 60.1).data(1000);
-        h.s(r + 60.2).data(1000);
-        h.s(r + 60.2).data(1000);
-        h.c(r + 90.3).ack(4001);          // acknowledges two of the four
-        for (int i = 0; i < 4; i++) {
-            h.s(r + 120.3).data(1000);
-        }
-        ConnectionTrace t = h.bothSensors();
-        AnalysisConfig classic = AnalysisConfig.builder().initialWindow(2).slowStartIncreasePerAck(1).build();
-        assertEquals(3, releasedWithinWindowBy(forwardPass(t, classic), 4001));
-        // Linux counts both acknowledged segments (RFC 3465): cwnd 6, so all four fit
-        assertEquals(4, releasedWithinWindowBy(forwardPass(t, classic.toBuilder().slowStartIncreasePerAck(0).build()), 4001));
-    }
-
-    private static long releasedWithinWindowBy(Timeline tl, long ackNumber) {
-        Tx ack = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == ackNumber).findFirst().orElseThrow();
-        return tl.txs.stream().filter(x -> !x.c2s() && x.liberator == ack.idx && !x.outOfWindow).count();
-    }
-
-    /** Runs the forward pass only, to look at liberators. */
-    private static Timeline forwardPass(ConnectionTrace t, AnalysisConfig cfg) {
-        SequenceSpace b = new SequenceSpace(t);
-        List<SensorView> views = t.captures().stream().map(c -> SensorView.clean(c, b, cfg)).toList();
-        Timeline tl = Timeline.align(new java.util.ArrayList<>(views), cfg, PathPrior.NONE);
-        new SenderSim(tl.txs, true, cfg, 1000, b.wscaleServer, b.sackPermitted).run();
-        new SenderSim(tl.txs, false, cfg, 1000, b.wscaleClient, b.sackPermitted).run();
-        return tl;
-    }
-
-    /** 10-segment response at r, 10 µs apart; the client ACKs each arrival 1 µs later unless it was lost. */
-    private static void tenSegmentsAckedEach(HandTrace h, double r, int lostSegment) {
-        for (int i = 1; i <= 10; i++) {
-            HandTrace.P p = h.s(r + 0.01 * i).data(1000);
-            if (i == lostSegment) {
-                p.lost();
-            }
-        }
-        for (int i = 1; i <= 10; i++) {
-            if (i != lostSegment) {
-                h.c(r + 0.01 * i + 30.001);
-            }
-        }
-    }
-
-    @Test
     void fastRetransmitIsToldApartByDuplicateAcks() {
         HandTrace h = new HandTrace(30, 30);
         double r = h.handshakeAndRequest(30);
-        tenSegmentsAckedEach(h, r, 3);
+        h.responseAckedEach(r, 10, 3);
         double rtx = r + 0.06 + 60.001 + 0.05; // right after the third duplicate ACK (sent when seg6 arrived)
         h.s(rtx).resend(2001, 1000);
         h.c(rtx + 30.001);
@@ -258,7 +203,7 @@ class HandTraceAnalysisTest {
     void tailDropIsRecoveredByTheTimer() {
         HandTrace h = new HandTrace(30, 30);
         double r = h.handshakeAndRequest(30);
-        tenSegmentsAckedEach(h, r, 10);
+        h.responseAckedEach(r, 10, 10);
         double rtx = r + 0.1 + 260;
         h.s(rtx).resend(9001, 1000);
         h.c(rtx + 30.001);
@@ -278,7 +223,7 @@ class HandTraceAnalysisTest {
     void theSameSegmentLostTwiceBacksOff() {
         HandTrace h = new HandTrace(30, 30);
         double r = h.handshakeAndRequest(30);
-        tenSegmentsAckedEach(h, r, 10);
+        h.responseAckedEach(r, 10, 10);
         double rtx1 = r + 0.1 + 260;
         double rtx2 = rtx1 + 520;
         h.s(rtx1).resend(9001, 1000).lost();

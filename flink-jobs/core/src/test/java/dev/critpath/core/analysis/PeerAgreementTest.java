@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.testing.Peers;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.EventError;
 import dev.critpath.core.event.InvalidEventException;
 import dev.critpath.core.event.PacketEvent;
@@ -13,6 +14,7 @@ import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.PcapBuilder;
+import dev.critpath.core.trace.ConnectionAssembler;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -365,9 +367,9 @@ class PcapReaderTest {
         }
         Path f = dir.resolve("fragmented-data.pcap");
         Files.write(f, pcap.add(T0 + 40_000, PcapBuilder.ethernet(acked)).bytes());
-        dev.critpath.core.trace.ConnectionAssembler assembler = new dev.critpath.core.trace.ConnectionAssembler();
+        ConnectionAssembler assembler = new ConnectionAssembler();
         PcapEvents.readAll(f, "s1", SensorRole.CLIENT).forEach(assembler::add);
-        var profile = dev.critpath.core.analysis.Analyzer.defaults().analyze(assembler.connections().get(0)).profile();
+        var profile = Analyzer.defaults().analyze(assembler.connections().get(0)).profile();
         assertEquals(3000, profile.s2c.bytes, profile.toString());
         assertEquals(0, profile.quality.captureGaps(), profile.toString());
     }

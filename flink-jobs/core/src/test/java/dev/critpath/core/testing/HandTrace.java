@@ -69,6 +69,26 @@ public final class HandTrace {
         return 3 * owd;
     }
 
+    /**
+     * A response of {@code segments} 1000-byte segments from ms, 10 µs apart; the client ACKs each
+     * arrival 1 µs later unless it was lost.
+     *
+     * @param lostSegment the segment (1-based) dropped in the network, 0 for none
+     */
+    public void responseAckedEach(double ms, int segments, int lostSegment) {
+        for (int i = 1; i <= segments; i++) {
+            P p = s(ms + 0.01 * i).data(1000);
+            if (i == lostSegment) {
+                p.lost();
+            }
+        }
+        for (int i = 1; i <= segments; i++) {
+            if (i != lostSegment) {
+                c(ms + 0.01 * i + 30.001);
+            }
+        }
+    }
+
     public HandTrace isns(long client, long server) {
         isnC = client;
         isnS = server;

@@ -3,7 +3,7 @@ package dev.critpath.core.trace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.Analyzer;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.TcpFlags;

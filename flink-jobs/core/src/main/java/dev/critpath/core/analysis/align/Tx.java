@@ -1,6 +1,6 @@
 package dev.critpath.core.analysis.align;
 
-import dev.critpath.core.analysis.LossCause;
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
 
@@ -20,21 +20,6 @@ public final class Tx {
     public boolean depEstimated;
     public boolean arrEstimated;
 
-    // filled by the sender simulation
-    public Kind kind = Kind.CONTROL;
-    /** Earlier transmission of the same bytes (for loss arcs), or -1. */
-    public int rtxOf = -1;
-    public LossCause lossCause;
-    /**
-     * True when this re-send is where the sender recognised the loss (the timer fired, or the
-     * fast retransmit itself): tcpeval's loss arc from the lost copy. Later re-sends of the same
-     * recovery are clocked by ACKs and depend on those instead.
-     */
-    public boolean lossArc;
-    /** ACK (a Tx of the other direction) whose arrival let this data leave, or -1. */
-    public int liberator = -1;
-    /** True when the sender sent it beyond the simulated window and the simulation re-synchronised. */
-    public boolean outOfWindow;
     /** First arrival of these bytes at the receiver (as opposed to a duplicate). */
     public boolean newAtReceiver;
 
@@ -45,6 +30,10 @@ public final class Tx {
 
     public boolean c2s() {
         return p.c2s;
+    }
+
+    public Direction direction() {
+        return Direction.of(p.c2s);
     }
 
     public long seq() {
@@ -67,24 +56,10 @@ public final class Tx {
         return p.len == 0 && (p.flags & (TcpFlags.SYN | TcpFlags.FIN | TcpFlags.RST)) == 0;
     }
 
-    /** What a transmission is, for window simulation and arc rules. */
-    public enum Kind {
-        /** SYN, SYN/ACK, pure ACK, window update, RST, FIN without data. */
-        CONTROL,
-        /** Data beyond everything sent before. */
-        NEW_DATA,
-        /** Bytes (or SYN/FIN) sent before. */
-        RETRANSMISSION,
-        /** Zero-window probe. */
-        WINDOW_PROBE,
-        /** Keep-alive (one old byte or none, after idle). */
-        KEEPALIVE
-    }
-
     @Override
     public String toString() {
         return "#" + idx + " " + (c2s() ? "C>S " : "S>C ") + TcpFlags.letters(p.flags) + " " + p.seq + ":" + end()
                 + " ack " + p.ack + " len " + p.len + " dep " + (dep == NONE ? "-" : dep) + " arr " + (arr == NONE ? "-" : arr)
-                + " " + kind + (rtxOf >= 0 ? " rtxOf #" + rtxOf + " " + lossCause : "") + (liberator >= 0 ? " lib #" + liberator : "");
+                + (newAtReceiver ? " new" : "");
     }
 }

@@ -2,37 +2,22 @@ package dev.critpath.core.analysis.path;
 
 import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.PathArc;
-import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
-import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.analysis.rounds.Rounds;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
 
 /**
- * tcpeval's packet dependence graph and backward pass, generalised from HTTP/1.0 to any
- * request/response exchange. Every packet event (a departure or an arrival at an endpoint) gets
- * the one dependency that released it last:
- * <ul>
- * <li>an arrival depends on the departure of the same packet (network arc);</li>
- * <li>a retransmission depends on the departure of the copy it repeats (loss arc);</li>
- * <li>new data depends on the later of the ACK that opened the window for it and the peer's last
- * data before this turn (the request it answers);</li>
- * <li>an ACK depends on the peer packet that triggered it; a FIN, RST or anything else on the
- * endpoint's previous event (host arcs).</li>
- * </ul>
- * The critical path is the chain of dependencies from the client's last event back to its SYN.
- * Arc weights are differences of event times, so the path's arcs add up to its span exactly.
+ * tcpeval's backward pass: from the client's last event, each event's dependency (see
+ * {@link Rounds}) back to the connection's root, the client's SYN. Arc weights are differences
+ * of event times, so the path's arcs add up to its span exactly.
  */
 public final class CriticalPath {
-    private static final int NO_NODE = -1;
+    private static final int NO_NODE = Rounds.NO_NODE;
 
-    private final Timeline tl;
-    private final List<Tx> txs;
-    /** parent[node]; node = 2 * tx + (arrival ? 1 : 0). */
-    private final int[] parent;
-    private final PathArc.Kind[] arcKind;
-
+    private final Rounds rounds;
     private final List<Arc> arcs = new ArrayList<>();
     /** The client's first and last events: the connection as the client saw it. */
     public final long startUs;
@@ -42,26 +27,19 @@ public final class CriticalPath {
     public record Arc(int from, int to, long fromUs, long toUs, PathArc.Kind kind) {
     }
 
-    public CriticalPath(Timeline tl) {
-        this.tl = tl;
-        this.txs = tl.txs;
-        parent = new int[2 * txs.size()];
-        arcKind = new PathArc.Kind[2 * txs.size()];
-        java.util.Arrays.fill(parent, NO_NODE);
-        int[] clientEvents = eventsAt(true);
-        linkEndpoint(clientEvents);
-        linkEndpoint(eventsAt(false));
-        startUs = clientEvents.length == 0 ? 0 : time(clientEvents[0]);
-        endUs = clientEvents.length == 0 ? 0 : time(clientEvents[clientEvents.length - 1]);
-        walk(clientEvents);
+    private CriticalPath(Rounds rounds) {
+        this.rounds = rounds;
+        int[] clientEvents = rounds.clientEvents();
+        startUs = clientEvents.length == 0 ? 0 : rounds.time(clientEvents[0]);
+        endUs = clientEvents.length == 0 ? 0 : rounds.time(clientEvents[clientEvents.length - 1]);
+        if (clientEvents.length > 0) {
+            walk(clientEvents[clientEvents.length - 1]);
+        }
     }
 
-    static int dep(int tx) {
-        return 2 * tx;
-    }
-
-    static int arr(int tx) {
-        return 2 * tx + 1;
+    /** The path back from the client's last event. */
+    public static CriticalPath of(Rounds rounds) {
+        return new CriticalPath(rounds);
     }
 
     /** The path's arcs from the client's first event to its last. */
@@ -70,168 +48,28 @@ public final class CriticalPath {
     }
 
     public Tx tx(int node) {
-        return txs.get(node >> 1);
+        return rounds.tx(node);
     }
 
-    long time(int node) {
-        Tx t = tx(node);
-        return (node & 1) == 0 ? t.dep : t.arr;
+    public Endpoint endpointOf(int node) {
+        return rounds.endpointOf(node);
     }
 
-    static boolean isArrival(int node) {
-        return (node & 1) == 1;
+    public boolean estimated(int node) {
+        return rounds.estimated(node);
     }
 
-    /**
-     * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
-     * then by node. Sorted as packed primitive keys (time since the first event, arrival bit,
-     * node) where they fit, which is every connection the job caps; otherwise as triples.
-     */
-    private int[] eventsAt(boolean client) {
-        int n = 0;
-        long first = Long.MAX_VALUE;
-        long last = Long.MIN_VALUE;
-        for (Tx t : txs) {
-            long at = t.c2s() == client ? t.dep : t.arr;
-            if (at != Tx.NONE) {
-                n++;
-                first = Math.min(first, at);
-                last = Math.max(last, at);
-            }
-        }
-        int[] out = new int[n];
-        if (n == 0) {
-            return out;
-        }
-        int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
-        int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
-        if (timeBits + 1 + nodeBits > 63) {
-            return eventsAtUnpacked(client);
-        }
-        long[] keys = new long[n];
-        int i = 0;
-        for (Tx t : txs) {
-            boolean sentHere = t.c2s() == client;
-            long at = sentHere ? t.dep : t.arr;
-            if (at != Tx.NONE) {
-                int node = sentHere ? dep(t.idx) : arr(t.idx);
-                keys[i++] = ((at - first) << (nodeBits + 1)) | ((sentHere ? 1L : 0L) << nodeBits) | node;
-            }
-        }
-        java.util.Arrays.sort(keys);
-        long nodeMask = (1L << nodeBits) - 1;
-        for (i = 0; i < n; i++) {
-            out[i] = (int) (keys[i] & nodeMask);
-        }
-        return out;
-    }
-
-    private int[] eventsAtUnpacked(boolean client) {
-        List<long[]> ev = new ArrayList<>();
-        for (Tx t : txs) {
-            boolean sentHere = t.c2s() == client;
-            if (sentHere && t.dep != Tx.NONE) {
-                ev.add(new long[] {t.dep, 1, dep(t.idx)});
-            } else if (!sentHere && t.arr != Tx.NONE) {
-                ev.add(new long[] {t.arr, 0, arr(t.idx)});
-            }
-        }
-        ev.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
-        int[] out = new int[ev.size()];
-        for (int i = 0; i < out.length; i++) {
-            out[i] = (int) ev.get(i)[2];
-        }
-        return out;
-    }
-
-    private void linkEndpoint(int[] events) {
-        int lastEvent = NO_NODE;
-        int lastPeerSeqArr = NO_NODE;
-        int lastPeerNewArr = NO_NODE;
-        boolean peerSpokeSinceMyData = false;
-        int turnTrigger = NO_NODE;
-        for (int node : events) {
-            Tx t = tx(node);
-            if (isArrival(node)) {
-                link(node, dep(t.idx), PathArc.Kind.NETWORK);
-                if (t.p.carriesSeqSpace()) {
-                    lastPeerSeqArr = node;
-                    if (t.newAtReceiver) {
-                        lastPeerNewArr = node;
-                        peerSpokeSinceMyData = true;
-                    }
-                }
-            } else {
-                boolean newData = t.kind == Tx.Kind.NEW_DATA && t.p.len > 0;
-                if (newData && peerSpokeSinceMyData) {
-                    turnTrigger = lastPeerNewArr; // this turn answers what the peer said last
-                    peerSpokeSinceMyData = false;
-                }
-                linkDeparture(node, t, lastEvent, lastPeerSeqArr, newData ? turnTrigger : NO_NODE);
-            }
-            lastEvent = node;
-        }
-    }
-
-    private void linkDeparture(int node, Tx t, int lastEvent, int lastPeerSeqArr, int turnTrigger) {
-        long at = t.dep;
-        if (t.lossArc && t.rtxOf >= 0 && txs.get(t.rtxOf).dep != Tx.NONE && txs.get(t.rtxOf).dep <= at) {
-            link(node, dep(t.rtxOf), PathArc.Kind.LOSS);
-            return;
-        }
-        if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK)) {
-            return; // the connection's root
-        }
-        int chosen;
-        int window = t.liberator >= 0 && txs.get(t.liberator).arr != Tx.NONE && txs.get(t.liberator).arr <= at ? arr(t.liberator) : NO_NODE;
-        if (t.kind == Tx.Kind.NEW_DATA && t.p.len > 0) {
-            int app = turnTrigger != NO_NODE && time(turnTrigger) <= at ? turnTrigger : NO_NODE;
-            chosen = later(app, window);
-        } else if (t.kind == Tx.Kind.RETRANSMISSION && window != NO_NODE) {
-            chosen = window; // a re-send clocked by an ACK during recovery
-        } else if (t.has(TcpFlags.FIN) || t.has(TcpFlags.RST)) {
-            chosen = NO_NODE; // closing is the application's own decision: host time since its last event
-        } else {
-            chosen = lastPeerSeqArr; // an ACK (or SYN/ACK) answers the peer's latest packet
-        }
-        link(node, chosen != NO_NODE ? chosen : lastEvent, PathArc.Kind.HOST);
-    }
-
-    /** The later of two candidate nodes; the first wins ties. */
-    private int later(int a, int b) {
-        if (a == NO_NODE) {
-            return b;
-        }
-        if (b == NO_NODE) {
-            return a;
-        }
-        return time(b) > time(a) ? b : a;
-    }
-
-    private void link(int node, int from, PathArc.Kind kind) {
-        if (from == NO_NODE) {
-            return;
-        }
-        parent[node] = from;
-        arcKind[node] = kind;
-    }
-
-    /** Back from the client's last event along each event's dependency, to the root. */
-    private void walk(int[] clientEvents) {
-        if (clientEvents.length == 0) {
-            return;
-        }
-        int end = clientEvents[clientEvents.length - 1];
+    private void walk(int end) {
         List<Arc> rev = new ArrayList<>();
         int node = end;
-        java.util.BitSet seen = new java.util.BitSet(parent.length);
-        while (parent[node] != NO_NODE && !seen.get(node)) {
+        BitSet seen = new BitSet();
+        while (rounds.parent(node) != NO_NODE && !seen.get(node)) {
             seen.set(node); // network arcs take at least 1 µs, so a cycle cannot form; stay safe anyway
-            int p = parent[node];
-            rev.add(new Arc(p, node, time(p), time(node), arcKind[node]));
+            int p = rounds.parent(node);
+            rev.add(new Arc(p, node, rounds.time(p), rounds.time(node), rounds.arcKind(node)));
             node = p;
         }
-        long rootUs = time(node);
+        long rootUs = rounds.time(node);
         if (rootUs > startUs) {
             rev.add(new Arc(NO_NODE, node, startUs, rootUs, PathArc.Kind.UNKNOWN)); // mid-stream: nothing explains the start
         }
@@ -242,19 +80,5 @@ public final class CriticalPath {
             }
             arcs.add(a.fromUs() < startUs ? new Arc(a.from(), a.to(), startUs, a.toUs(), a.kind()) : a);
         }
-    }
-
-    /** The endpoint where a node happens. */
-    public Endpoint endpointOf(int node) {
-        Tx t = tx(node);
-        return t.c2s() != isArrival(node) ? Endpoint.CLIENT : Endpoint.SERVER;
-    }
-
-    public boolean estimated(int node) {
-        if (node == NO_NODE) {
-            return true;
-        }
-        Tx t = tx(node);
-        return isArrival(node) ? t.arrEstimated : t.depEstimated;
     }
 }

@@ -9,11 +9,12 @@ import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.path.CriticalPath;
+import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.event.TcpFlags;
 import java.util.List;
 
 /**
- * Delay categories of the critical path's arcs (docs/method.md, section 5): a network arc is
+ * Delay categories of the critical path's arcs (docs/method.md, section 6): a network arc is
  * propagation up to the direction's minimum one-way delay and queuing beyond; a host arc is the
  * time of the end where it happens, idle when a close follows a long pause, or "or queuing" when
  * that end is the one no sensor watched; a loss arc is named by how the loss was recognised.
@@ -22,14 +23,16 @@ public final class ArcCategories {
     private final long idleThresholdUs;
     private final CriticalPath cp;
     private final Timeline tl;
+    private final SenderMarks marks;
     private final long owdC2s;
     private final long owdS2c;
 
     /** @param owdC2s propagation per direction: the connection's minimum one-way delays, or the path's if smaller */
-    ArcCategories(long idleThresholdUs, CriticalPath cp, Timeline tl, long owdC2s, long owdS2c) {
+    ArcCategories(long idleThresholdUs, CriticalPath cp, Timeline tl, SenderMarks marks, long owdC2s, long owdS2c) {
         this.idleThresholdUs = idleThresholdUs;
         this.cp = cp;
         this.tl = tl;
+        this.marks = marks;
         this.owdC2s = owdC2s;
         this.owdS2c = owdS2c;
     }
@@ -56,7 +59,7 @@ public final class ArcCategories {
                     ct.add(at == Endpoint.CLIENT ? Category.CLIENT : Category.SERVER, w);
                 }
             }
-            case LOSS -> ct.add(switch (child.lossCause) {
+            case LOSS -> ct.add(switch (marks.lossCause(child)) {
                 case FAST_RETRANSMIT -> Category.LOSS_FAST_RETRANSMIT;
                 case BACKOFF -> Category.LOSS_BACKOFF;
                 default -> Category.LOSS_TIMEOUT;

@@ -4,6 +4,7 @@ import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.sender.SenderMarks;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,10 +20,10 @@ final class Exchange {
     long responseLastArr = Tx.NONE;
     boolean responseStarted;
 
-    static List<Exchange> detect(Timeline tl) {
+    static List<Exchange> detect(Timeline tl, SenderMarks marks) {
         List<Tx> events = new ArrayList<>();
         for (Tx t : tl.txs) {
-            boolean request = t.c2s() && t.kind == Tx.Kind.NEW_DATA && t.p.len > 0 && t.dep != Tx.NONE;
+            boolean request = t.c2s() && marks.isNewData(t) && t.dep != Tx.NONE;
             boolean response = !t.c2s() && t.p.len > 0 && t.newAtReceiver && t.arr != Tx.NONE;
             if (request || response) {
                 events.add(t);
@@ -53,19 +54,19 @@ final class Exchange {
         }
         out.removeIf(x -> !x.responseStarted); // a request still unanswered when the trace ends
         for (Exchange x : out) {
-            x.serverSideTimes(tl);
+            x.serverSideTimes(tl, marks);
         }
         return out;
     }
 
     /** The request's last byte reaching the server and the response's first byte leaving it. */
-    private void serverSideTimes(Timeline tl) {
+    private void serverSideTimes(Timeline tl, SenderMarks marks) {
         for (Tx t : tl.txs) {
             if (t.c2s() && t.p.len > 0 && t.newAtReceiver && t.arr != Tx.NONE && t.dep >= requestFirstDep
                     && (requestLastDep == Tx.NONE || t.dep <= requestLastDep)) {
                 requestLastArrAtServer = Math.max(requestLastArrAtServer, t.arr);
             }
-            if (!t.c2s() && t.kind == Tx.Kind.NEW_DATA && t.p.len > 0 && t.arr != Tx.NONE
+            if (!t.c2s() && marks.isNewData(t) && t.arr != Tx.NONE
                     && t.arr >= responseFirstArr && t.arr <= responseLastArr && responseFirstDepAtServer == Tx.NONE) {
                 responseFirstDepAtServer = t.dep;
             }

@@ -17,6 +17,7 @@ import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.analysis.clean.SequenceSpace;
 import dev.critpath.core.analysis.path.CriticalPath;
+import dev.critpath.core.analysis.sender.SenderReplay;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.util.ArrayList;
@@ -40,17 +41,19 @@ public final class Profiler {
     /**
      * The profile of what the critical path and the windows showed, from {@code start.fromUs()} on.
      *
-     * @param c2s the client's sender simulation's counts (those before a segment's start are taken off)
+     * @param senders the senders' replay (its counts before a segment's start are taken off)
      */
-    public ConnectionAnalysis profile(ConnectionTrace trace, SequenceSpace bases, Timeline tl, DirectionStats c2s, DirectionStats s2c,
-            CriticalPath cp, SegmentStart start) {
+    public ConnectionAnalysis profile(ConnectionTrace trace, SequenceSpace bases, Timeline tl, SenderReplay senders, CriticalPath cp,
+            SegmentStart start) {
+        DirectionStats c2s = senders.c2s();
+        DirectionStats s2c = senders.s2c();
         long owdC2s = baseline(tl.minOwdC2s, prior.owdC2sUs());
         long owdS2c = baseline(tl.minOwdS2c, prior.owdS2cUs());
         String uid = start.connUid() != null ? start.connUid() : trace.communityId() + "/" + Long.toHexString(bases.clientBase);
         boolean segment = start.fromUs() > cp.startUs;
         long spanStartUs = segment ? Math.min(start.fromUs(), cp.endUs) : cp.startUs;
         List<PathArc> arcs = new ArrayList<>(cp.arcs().size());
-        ArcCategories categories = new ArcCategories(cfg.idleThresholdUs, cp, tl, owdC2s, owdS2c);
+        ArcCategories categories = new ArcCategories(cfg.idleThresholdUs, cp, tl, senders.marks(), owdC2s, owdS2c);
         CategoryTimes total = new CategoryTimes();
         long maxServerArc = 0;
         Set<Integer> pathPackets = new HashSet<>();
@@ -79,7 +82,7 @@ public final class Profiler {
         if (total.total() != cp.endUs - spanStartUs) {
             throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - spanStartUs) + " us connection");
         }
-        List<Exchange> exchanges = Exchange.detect(tl);
+        List<Exchange> exchanges = Exchange.detect(tl, senders.marks());
         exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
         List<ExchangeProfile> exchangeProfiles = new ArrayList<>();
         long prevEnd = spanStartUs;

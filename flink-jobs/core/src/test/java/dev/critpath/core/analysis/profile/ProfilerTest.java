@@ -18,7 +18,7 @@ class ProfilerTest {
     private static ConnectionAnalysis profile(HandTrace h) {
         Steps s = Steps.run(h.bothSensors());
         return new Profiler(AnalysisConfig.defaults(), PathPrior.NONE)
-                .profile(s.trace(), s.space(), s.timeline(), s.c2s().stats, s.s2c().stats, s.path(), SegmentStart.WHOLE);
+                .profile(s.trace(), s.space(), s.timeline(), s.senders(), s.path(), SegmentStart.WHOLE);
     }
 
     /** Two requests on one connection, 30 ms each way: 20 ms then 10 ms of think time, 5 ms of the client's between them. */

@@ -1,9 +1,17 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.recipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.critpath.core.analysis.Category;
+import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.ConnectionProfile;
+import dev.critpath.core.analysis.ExchangeProfile;
+import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.PathPrior;
+import dev.critpath.core.analysis.recipe.Analyzer;
+import dev.critpath.core.analysis.recipe.SegmentedConnection;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;

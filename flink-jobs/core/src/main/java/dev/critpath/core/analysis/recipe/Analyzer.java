@@ -1,16 +1,20 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.recipe;
 
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.PathPrior;
+import dev.critpath.core.analysis.SegmentStart;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.analysis.clean.SequenceSpace;
 import dev.critpath.core.analysis.path.CriticalPath;
 import dev.critpath.core.analysis.profile.Profiler;
-import dev.critpath.core.analysis.sender.SenderSim;
+import dev.critpath.core.analysis.rounds.Rounds;
+import dev.critpath.core.analysis.sender.SenderReplay;
 import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.core.trace.SensorCapture;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Critical path analysis of one connection: clean each sensor's view, align them on the client's
@@ -54,16 +58,8 @@ public final class Analyzer {
             }
         }
         Timeline tl = Timeline.align(views, cfg, prior);
-        SenderSim c2s = new SenderSim(tl.txs, true, cfg, SenderSim.segmentSize(bases.smssC2s, tl.txs, true), bases.wscaleServer, bases.sackPermitted);
-        SenderSim s2c = new SenderSim(tl.txs, false, cfg, SenderSim.segmentSize(bases.smssS2c, tl.txs, false), bases.wscaleClient, bases.sackPermitted);
-        c2s.run();
-        s2c.run();
-        CriticalPath cp = new CriticalPath(tl);
-        return new Profiler(cfg, prior).profile(trace, bases, tl, c2s.stats, s2c.stats, cp, start);
-    }
-
-    /** Column names and types of a profile row, for configuration checks and schema tests. */
-    public static Map<String, Object> emptyProfileColumns() {
-        return ConnectionProfile.empty().columns();
+        SenderReplay senders = SenderReplay.of(tl, bases, cfg);
+        CriticalPath path = CriticalPath.of(Rounds.of(tl, senders.marks()));
+        return new Profiler(cfg, prior).profile(trace, bases, tl, senders, path, start);
     }
 }

@@ -1,5 +1,11 @@
-package dev.critpath.core.analysis;
+package dev.critpath.core.analysis.recipe;
 
+import dev.critpath.core.analysis.CategoryTimes;
+import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.ConnectionProfile;
+import dev.critpath.core.analysis.ExchangeProfile;
+import dev.critpath.core.analysis.PathPrior;
+import dev.critpath.core.analysis.SegmentStart;
 import dev.critpath.core.analysis.profile.ArcCategories;
 import dev.critpath.core.trace.ConnectionSegments;
 import dev.critpath.core.trace.ConnectionTrace;

@@ -1,0 +1,240 @@
+package dev.critpath.core.analysis.rounds;
+
+import dev.critpath.core.analysis.Endpoint;
+import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.sender.SenderMarks;
+import dev.critpath.core.analysis.sender.TxKind;
+import dev.critpath.core.event.TcpFlags;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * tcpeval's tree of rounds (each ACK with the data it liberated and the packet that triggered
+ * it), generalised from HTTP/1.0 to any request/response exchange as the packet dependence
+ * graph: every packet event (a departure or an arrival at an endpoint) gets the one dependency
+ * that released it last:
+ * <ul>
+ * <li>an arrival depends on the departure of the same packet (network arc);</li>
+ * <li>a retransmission depends on the departure of the copy it repeats (loss arc);</li>
+ * <li>new data depends on the later of the ACK that opened the window for it and the peer's last
+ * data before this turn (the request it answers);</li>
+ * <li>an ACK depends on the peer packet that triggered it; a FIN, RST or anything else on the
+ * endpoint's previous event (host arcs).</li>
+ * </ul>
+ * Nodes are numbered {@code 2 * tx} for a departure and {@code 2 * tx + 1} for an arrival.
+ */
+public final class Rounds {
+    public static final int NO_NODE = -1;
+
+    private final List<Tx> txs;
+    private final SenderMarks marks;
+    private final int[] parent;
+    private final PathArc.Kind[] arcKind;
+    private final int[] clientEvents;
+
+    private Rounds(Timeline tl, SenderMarks marks) {
+        this.txs = tl.txs;
+        this.marks = marks;
+        parent = new int[2 * txs.size()];
+        arcKind = new PathArc.Kind[2 * txs.size()];
+        Arrays.fill(parent, NO_NODE);
+        clientEvents = eventsAt(true);
+        linkEndpoint(clientEvents);
+        linkEndpoint(eventsAt(false));
+    }
+
+    /** Every event's dependency, from the timeline and what the senders' replay learned. */
+    public static Rounds of(Timeline tl, SenderMarks marks) {
+        return new Rounds(tl, marks);
+    }
+
+    public static int dep(int tx) {
+        return 2 * tx;
+    }
+
+    public static int arr(int tx) {
+        return 2 * tx + 1;
+    }
+
+    public static boolean isArrival(int node) {
+        return (node & 1) == 1;
+    }
+
+    /** The event that released this one, or NO_NODE for the connection's root and events nothing explains. */
+    public int parent(int node) {
+        return parent[node];
+    }
+
+    /** What kind of wait the arc from {@link #parent} to this event is. */
+    public PathArc.Kind arcKind(int node) {
+        return arcKind[node];
+    }
+
+    /** The client's events in time order: its first and last are the connection as the client saw it. */
+    public int[] clientEvents() {
+        return clientEvents.clone();
+    }
+
+    public Tx tx(int node) {
+        return txs.get(node >> 1);
+    }
+
+    public long time(int node) {
+        Tx t = tx(node);
+        return isArrival(node) ? t.arr : t.dep;
+    }
+
+    /** The endpoint where a node happens. */
+    public Endpoint endpointOf(int node) {
+        Tx t = tx(node);
+        return t.c2s() != isArrival(node) ? Endpoint.CLIENT : Endpoint.SERVER;
+    }
+
+    /** True when no sensor saw the event (or there is none): its time is estimated. */
+    public boolean estimated(int node) {
+        if (node == NO_NODE) {
+            return true;
+        }
+        Tx t = tx(node);
+        return isArrival(node) ? t.arrEstimated : t.depEstimated;
+    }
+
+    /**
+     * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
+     * then by node. Sorted as packed primitive keys (time since the first event, arrival bit,
+     * node) where they fit, which is every connection the job caps; otherwise as triples.
+     */
+    private int[] eventsAt(boolean client) {
+        int n = 0;
+        long first = Long.MAX_VALUE;
+        long last = Long.MIN_VALUE;
+        for (Tx t : txs) {
+            long at = t.c2s() == client ? t.dep : t.arr;
+            if (at != Tx.NONE) {
+                n++;
+                first = Math.min(first, at);
+                last = Math.max(last, at);
+            }
+        }
+        int[] out = new int[n];
+        if (n == 0) {
+            return out;
+        }
+        int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
+        int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
+        if (timeBits + 1 + nodeBits > 63) {
+            return eventsAtUnpacked(client);
+        }
+        long[] keys = new long[n];
+        int i = 0;
+        for (Tx t : txs) {
+            boolean sentHere = t.c2s() == client;
+            long at = sentHere ? t.dep : t.arr;
+            if (at != Tx.NONE) {
+                int node = sentHere ? dep(t.idx) : arr(t.idx);
+                keys[i++] = ((at - first) << (nodeBits + 1)) | ((sentHere ? 1L : 0L) << nodeBits) | node;
+            }
+        }
+        Arrays.sort(keys);
+        long nodeMask = (1L << nodeBits) - 1;
+        for (i = 0; i < n; i++) {
+            out[i] = (int) (keys[i] & nodeMask);
+        }
+        return out;
+    }
+
+    private int[] eventsAtUnpacked(boolean client) {
+        List<long[]> ev = new ArrayList<>();
+        for (Tx t : txs) {
+            boolean sentHere = t.c2s() == client;
+            if (sentHere && t.dep != Tx.NONE) {
+                ev.add(new long[] {t.dep, 1, dep(t.idx)});
+            } else if (!sentHere && t.arr != Tx.NONE) {
+                ev.add(new long[] {t.arr, 0, arr(t.idx)});
+            }
+        }
+        ev.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
+        int[] out = new int[ev.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = (int) ev.get(i)[2];
+        }
+        return out;
+    }
+
+    private void linkEndpoint(int[] events) {
+        int lastEvent = NO_NODE;
+        int lastPeerSeqArr = NO_NODE;
+        int lastPeerNewArr = NO_NODE;
+        boolean peerSpokeSinceMyData = false;
+        int turnTrigger = NO_NODE;
+        for (int node : events) {
+            Tx t = tx(node);
+            if (isArrival(node)) {
+                link(node, dep(t.idx), PathArc.Kind.NETWORK);
+                if (t.p.carriesSeqSpace()) {
+                    lastPeerSeqArr = node;
+                    if (t.newAtReceiver) {
+                        lastPeerNewArr = node;
+                        peerSpokeSinceMyData = true;
+                    }
+                }
+            } else {
+                boolean newData = marks.isNewData(t);
+                if (newData && peerSpokeSinceMyData) {
+                    turnTrigger = lastPeerNewArr; // this turn answers what the peer said last
+                    peerSpokeSinceMyData = false;
+                }
+                linkDeparture(node, t, lastEvent, lastPeerSeqArr, newData ? turnTrigger : NO_NODE);
+            }
+            lastEvent = node;
+        }
+    }
+
+    private void linkDeparture(int node, Tx t, int lastEvent, int lastPeerSeqArr, int turnTrigger) {
+        long at = t.dep;
+        int rtxOf = marks.rtxOf(t);
+        if (marks.lossArc(t) && rtxOf >= 0 && txs.get(rtxOf).dep != Tx.NONE && txs.get(rtxOf).dep <= at) {
+            link(node, dep(rtxOf), PathArc.Kind.LOSS);
+            return;
+        }
+        if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK)) {
+            return; // the connection's root
+        }
+        int chosen;
+        int liberator = marks.liberator(t);
+        int window = liberator >= 0 && txs.get(liberator).arr != Tx.NONE && txs.get(liberator).arr <= at ? arr(liberator) : NO_NODE;
+        if (marks.isNewData(t)) {
+            int app = turnTrigger != NO_NODE && time(turnTrigger) <= at ? turnTrigger : NO_NODE;
+            chosen = later(app, window);
+        } else if (marks.kind(t) == TxKind.RETRANSMISSION && window != NO_NODE) {
+            chosen = window; // a re-send clocked by an ACK during recovery
+        } else if (t.has(TcpFlags.FIN) || t.has(TcpFlags.RST)) {
+            chosen = NO_NODE; // closing is the application's own decision: host time since its last event
+        } else {
+            chosen = lastPeerSeqArr; // an ACK (or SYN/ACK) answers the peer's latest packet
+        }
+        link(node, chosen != NO_NODE ? chosen : lastEvent, PathArc.Kind.HOST);
+    }
+
+    /** The later of two candidate nodes; the first wins ties. */
+    private int later(int a, int b) {
+        if (a == NO_NODE) {
+            return b;
+        }
+        if (b == NO_NODE) {
+            return a;
+        }
+        return time(b) > time(a) ? b : a;
+    }
+
+    private void link(int node, int from, PathArc.Kind kind) {
+        if (from == NO_NODE) {
+            return;
+        }
+        parent[node] = from;
+        arcKind[node] = kind;
+    }
+}

@@ -1,0 +1,95 @@
+package dev.critpath.core.analysis.sender;
+
+import dev.critpath.core.analysis.LossCause;
+import dev.critpath.core.analysis.align.Tx;
+
+/**
+ * The sender's re-sends: which copy each repeats, how the loss was recognised (tcpeval's loss
+ * classes), which re-send carries the loss arc, and what each does to the congestion state.
+ */
+final class Retransmissions {
+    private static final long NONE = SenderState.NONE;
+
+    private final SenderState s;
+    private final LossClassifier losses;
+
+    Retransmissions(SenderState s, boolean sack) {
+        this.s = s;
+        this.losses = new LossClassifier(s.cfg, sack);
+    }
+
+    /** A SYN again: only its timer re-sends it. */
+    void synAgain(Tx syn, int prevIdx) {
+        Tx prev = s.txs.get(prevIdx);
+        LossCause before = s.marks.lossCause(prev);
+        LossCause cause = before == LossCause.TIMEOUT || before == LossCause.BACKOFF ? LossCause.BACKOFF : LossCause.TIMEOUT;
+        s.marks.resent(syn, prevIdx, cause);
+        s.marks.lossArc(syn, true);
+        s.stats.countTimer(cause);
+        s.stats.retransmissions++;
+        markSpurious(prev);
+    }
+
+    /** Data sent before, again; prevIdx is the copy it repeats, or -1 when none was captured. */
+    void resent(Tx r, long t, int prevIdx) {
+        s.stats.retransmissions++;
+        s.stats.retransmittedBytes += r.p.len;
+        if (prevIdx < 0) {
+            // the lost original was never captured: it left just before the first packet above it
+            Tx above = s.sent.firstAbove(r.end());
+            prevIdx = above != null ? above.idx : -1;
+        }
+        Scoreboard.Segment seg = s.scoreboard.at(r.seq());
+        Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
+        boolean clocked = s.cc.state() == CongestionControl.State.LOSS && s.lastAckTime != NONE && s.lastAckTime > s.cc.lossStart()
+                && t - s.lastAckTime <= s.cfg.ackTriggerSlackUs;
+        LossCause cause = clocked ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep, seg,
+                new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.cc.state(), s.una, s.nxt));
+        s.marks.resent(r, prevIdx, cause);
+        if (prev != null) {
+            markSpurious(prev);
+        }
+        if (clocked) {
+            // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
+            s.stats.slowStartRetransmits++;
+            s.marks.liberator(r, s.lastAckTx);
+        } else if (cause == LossCause.FAST_RETRANSMIT) {
+            s.stats.fastRetransmits++;
+            s.marks.lossArc(r, s.cc.state() != CongestionControl.State.RECOVERY); // later re-sends of the recovery are released by ACKs
+            s.marks.liberator(r, s.lastAckTx);
+            if (s.cc.fastRetransmit(s.nxt)) {
+                s.recordEvent(s.lastAckTx, false);
+            }
+        } else {
+            s.stats.countTimer(cause);
+            s.marks.lossArc(r, true);
+            if (cause != LossCause.TAIL_LOSS_PROBE) {
+                s.cc.timeout(s.nxt, t, cause == LossCause.BACKOFF);
+                s.scoreboard.markAllLost();
+                s.recordEvent(-1, false);
+            }
+        }
+        if (seg != null) {
+            seg.everRetransmitted = true;
+            s.scoreboard.resent(seg);
+            seg.lastTx = r.idx;
+            seg.lastDep = t;
+            seg.lastCause = cause;
+            if (cause == LossCause.TIMEOUT || cause == LossCause.BACKOFF) {
+                seg.unaAtLastTimer = s.una;
+            }
+        }
+        s.sent.add(r);
+        if (r.end() > s.nxt) {
+            s.nxt = r.end(); // repacketised: old and new bytes together
+        }
+        s.cc.sent(s.segs(r.p.len));
+    }
+
+    /** A re-send whose earlier copy reached the receiver repaired nothing there. */
+    private void markSpurious(Tx prev) {
+        if (prev.arr != Tx.NONE && !prev.arrEstimated) {
+            s.stats.spuriousRetransmissions++;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+package dev.critpath.core.analysis.sender;
+
+import dev.critpath.core.analysis.LossCause;
+import dev.critpath.core.analysis.align.Tx;
+import java.util.Arrays;
+
+/**
+ * What the forward pass learned about each transmission of a connection: what it is, the ACK
+ * whose arrival let it leave, and for a re-send the copy it repeats and how the loss was
+ * recognised. Only the sender simulation writes it; the steps after it read.
+ */
+public final class SenderMarks {
+    private final TxKind[] kind;
+    private final int[] rtxOf;
+    private final LossCause[] lossCause;
+    private final boolean[] lossArc;
+    private final int[] liberator;
+    private final boolean[] outOfWindow;
+
+    /** Marks for a timeline of this many transmissions, each a control packet until the simulation says otherwise. */
+    public SenderMarks(int transmissions) {
+        kind = new TxKind[transmissions];
+        Arrays.fill(kind, TxKind.CONTROL);
+        rtxOf = new int[transmissions];
+        Arrays.fill(rtxOf, -1);
+        lossCause = new LossCause[transmissions];
+        lossArc = new boolean[transmissions];
+        liberator = new int[transmissions];
+        Arrays.fill(liberator, -1);
+        outOfWindow = new boolean[transmissions];
+    }
+
+    public TxKind kind(Tx t) {
+        return kind[t.idx];
+    }
+
+    /** New data carrying payload (not a lone FIN). */
+    public boolean isNewData(Tx t) {
+        return kind[t.idx] == TxKind.NEW_DATA && t.p.len > 0;
+    }
+
+    /** The earlier transmission of the same bytes a re-send repeats, or -1. */
+    public int rtxOf(Tx t) {
+        return rtxOf[t.idx];
+    }
+
+    /** How the sender recognised the loss a re-send repairs; null for anything else. */
+    public LossCause lossCause(Tx t) {
+        return lossCause[t.idx];
+    }
+
+    /**
+     * True when this re-send is where the sender recognised the loss (the timer fired, or the
+     * fast retransmit itself): tcpeval's loss arc from the lost copy. Later re-sends of the same
+     * recovery are clocked by ACKs and depend on those instead.
+     */
+    public boolean lossArc(Tx t) {
+        return lossArc[t.idx];
+    }
+
+    /** The ACK (a transmission of the other direction) whose arrival let this data leave, or -1. */
+    public int liberator(Tx t) {
+        return liberator[t.idx];
+    }
+
+    /** True when the sender sent it beyond the simulated window and the simulation re-synchronised. */
+    public boolean outOfWindow(Tx t) {
+        return outOfWindow[t.idx];
+    }
+
+    void kind(Tx t, TxKind k) {
+        kind[t.idx] = k;
+    }
+
+    void resent(Tx t, int original, LossCause cause) {
+        kind[t.idx] = TxKind.RETRANSMISSION;
+        rtxOf[t.idx] = original;
+        lossCause[t.idx] = cause;
+    }
+
+    void lossArc(Tx t, boolean recognised) {
+        lossArc[t.idx] = recognised;
+    }
+
+    void liberator(Tx t, int ack) {
+        liberator[t.idx] = ack;
+    }
+
+    void sentBeyondWindow(Tx t) {
+        outOfWindow[t.idx] = true;
+    }
+}

@@ -1,0 +1,21 @@
+package dev.critpath.core.analysis.sender;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.clean.SequenceSpace;
+
+/** The forward pass's result: both senders replayed, what each counted, and what it learned about every transmission. */
+public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks marks) {
+
+    /** Replays the client's and the server's sender over the timeline, each with its own segment size and its receiver's window scale. */
+    public static SenderReplay of(Timeline tl, SequenceSpace space, AnalysisConfig cfg) {
+        SenderMarks marks = new SenderMarks(tl.txs.size());
+        DirectionStats c2s = new SenderSim(tl.txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, tl.txs, Direction.C2S),
+                space.wscaleServer, space.sackPermitted, marks).run();
+        DirectionStats s2c = new SenderSim(tl.txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, tl.txs, Direction.S2C),
+                space.wscaleClient, space.sackPermitted, marks).run();
+        return new SenderReplay(c2s, s2c, marks);
+    }
+}

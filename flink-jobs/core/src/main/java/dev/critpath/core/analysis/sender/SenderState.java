@@ -1,0 +1,69 @@
+package dev.critpath.core.analysis.sender;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.align.Tx;
+import java.util.List;
+
+/**
+ * One direction's sender as the simulation knows it at the current event: its sequence state,
+ * the last ACK it saw, and the parts that model its windows and timers. The simulation's
+ * departure side, ACK side and retransmission side all read and advance this one sender.
+ */
+final class SenderState {
+    static final long NONE = Long.MIN_VALUE;
+
+    final List<Tx> txs;
+    final AnalysisConfig cfg;
+    final int mss;
+    final DirectionStats stats = new DirectionStats();
+    final SenderMarks marks;
+    final CongestionControl cc;
+    final RttEstimator rtt;
+    final Scoreboard scoreboard = new Scoreboard();
+    final SentHistory sent = new SentHistory();
+    /** After each ACK (or window change), the highest sequence the window allowed. */
+    final LiberationHistory liberations = new LiberationHistory();
+    final WindowAccounting windows;
+
+    boolean established;
+    long una;
+    long nxt;
+    /** The receiver's window in bytes, -1 unknown. */
+    long rwnd = -1;
+    long lastAckTime = NONE;
+    int lastAckTx = -1;
+    /** Data in flight just before the last ACK arrived. */
+    long pipeBeforeLastAck;
+    /** When the last ACK carrying loss evidence (duplicate, SACK, partial) arrived. */
+    long lastLossEvidence = NONE;
+
+    SenderState(List<Tx> txs, AnalysisConfig cfg, int mss, SenderMarks marks) {
+        this.txs = txs;
+        this.cfg = cfg;
+        this.mss = Math.max(mss, 1);
+        this.marks = marks;
+        this.cc = new CongestionControl(cfg, stats);
+        this.rtt = new RttEstimator(cfg.rtoMinUs);
+        this.windows = new WindowAccounting(stats, this.mss);
+    }
+
+    /** Highest sequence number the windows allow right now. */
+    long limit() {
+        return Math.min(cwndLimit(), rwnd >= 0 ? una + rwnd : Long.MAX_VALUE);
+    }
+
+    /** Highest sequence number the congestion window alone allows. */
+    long cwndLimit() {
+        return nxt + cc.allowed(scoreboard.pipe()) * mss;
+    }
+
+    int segs(int len) {
+        return Math.max(1, (len + mss - 1) / mss);
+    }
+
+    /** A window change, caused by the ACK tx or (tx -1) not by an ACK. */
+    void recordEvent(int tx, boolean flowStart) {
+        liberations.record(tx, limit(), flowStart);
+    }
+}

@@ -1,0 +1,183 @@
+package dev.critpath.core.analysis.sender;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.LossCause;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.testing.HandTrace;
+import dev.critpath.core.testing.Steps;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The forward pass on hand-built connections: what each transmission is, which ACK let it go, and how each loss was recognised. */
+class SenderSimTest {
+    /** A 10-segment response (30 ms each way) losing one segment, then the server's re-sends at the given ms after the response began. */
+    private static HandTrace response(boolean sack, int lostSegment, double... resendsAfterMs) {
+        HandTrace h = new HandTrace(30, 30).sackPermitted(sack);
+        double r = h.handshakeAndRequest(30);
+        h.responseAckedEach(r, 10, lostSegment);
+        for (int i = 0; i < resendsAfterMs.length; i++) {
+            HandTrace.P p = h.s(r + resendsAfterMs[i]).resend(1 + 1000L * (lostSegment - 1), 1000);
+            if (i < resendsAfterMs.length - 1) {
+                p.lost();
+            }
+        }
+        double end = r + resendsAfterMs[resendsAfterMs.length - 1];
+        h.c(end + 30.001);
+        h.s(end + 60.1).fin();
+        h.c(end + 90.2).fin();
+        h.s(end + 120.3);
+        return h;
+    }
+
+    record Loss(String what, HandTrace trace, LossCause cause, long fastRetransmits, long timeouts, long backoffs, long tailLossProbes) {
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+
+    static Stream<Loss> losses() {
+        return Stream.of(
+                new Loss("right after duplicate ACKs: fast retransmit", response(false, 3, 60.161), LossCause.FAST_RETRANSMIT, 1, 0, 0, 0),
+                new Loss("the last segment, no evidence: the timer", response(false, 10, 260.1), LossCause.TIMEOUT, 0, 1, 0, 0),
+                new Loss("the same segment's timer again: backoff", response(false, 10, 260.1, 780.1), LossCause.BACKOFF, 0, 1, 1, 0),
+                new Loss("the last segment with SACK in Open: tail loss probe", response(true, 10, 120.1), LossCause.TAIL_LOSS_PROBE, 0, 0, 0, 1));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("losses")
+    void eachLossIsToldByHowTheSenderRecognisedIt(Loss c) {
+        Steps s = Steps.run(c.trace().bothSensors());
+        SenderMarks marks = s.senders().marks();
+        List<Tx> resends = serverSends(s.timeline(), t -> marks.kind(t) == TxKind.RETRANSMISSION);
+        Tx last = resends.get(resends.size() - 1);
+        assertEquals(c.cause(), marks.lossCause(last));
+        assertTrue(marks.lossArc(last), "the re-send where the sender recognised the loss carries the loss arc");
+        Tx previous = resends.size() > 1 ? resends.get(resends.size() - 2) : serverSends(s.timeline(), t -> t.seq() == last.seq()).get(0);
+        assertEquals(previous.idx, marks.rtxOf(last), "it repeats the copy sent before it");
+        DirectionStats st = s.senders().s2c();
+        assertEquals(resends.size(), st.retransmissions);
+        assertEquals(c.fastRetransmits(), st.fastRetransmits, "fast retransmits");
+        assertEquals(c.timeouts(), st.timeouts, "timeouts");
+        assertEquals(c.backoffs(), st.backoffs, "backoffs");
+        assertEquals(c.tailLossProbes(), st.tailLossProbes, "tail loss probes");
+        assertEquals(0, st.outOfWindow, "Reno's window explains every send");
+    }
+
+    @Test
+    void aFastRetransmitIsReleasedByTheLatestDuplicateAck() {
+        Steps s = Steps.run(response(false, 3, 60.161).bothSensors());
+        SenderMarks marks = s.senders().marks();
+        Tx resend = serverSends(s.timeline(), t -> marks.kind(t) == TxKind.RETRANSMISSION).get(0);
+        Tx latestAck = s.timeline().txs.stream().filter(t -> t.c2s() && t.arr <= resend.dep).max(Comparator.comparingLong(t -> t.arr)).orElseThrow();
+        assertEquals(latestAck.idx, marks.liberator(resend));
+        assertEquals(7, s.senders().s2c().dupAcksReceived, "segments 4 to 10 each drew a duplicate ACK");
+    }
+
+    @Test
+    void aLostSynIsReSentByItsTimer() {
+        HandTrace h = new HandTrace(30, 30);
+        h.c(0).syn().lost();
+        h.c(1000).syn();
+        h.s(1030).syn();
+        h.c(1060).data(100);
+        h.s(1090.1).data(1000).fin();
+        h.c(1120.2).fin();
+        h.s(1150.3);
+        Steps s = Steps.run(h.bothSensors());
+        SenderMarks marks = s.senders().marks();
+        List<Tx> syns = s.timeline().txs.stream().filter(t -> t.c2s() && t.seq() == 0 && t.p.len == 0 && !t.has(dev.critpath.core.event.TcpFlags.ACK)).toList();
+        assertEquals(2, syns.size());
+        assertEquals(TxKind.RETRANSMISSION, marks.kind(syns.get(1)));
+        assertEquals(LossCause.TIMEOUT, marks.lossCause(syns.get(1)));
+        assertEquals(syns.get(0).idx, marks.rtxOf(syns.get(1)));
+        assertEquals(1, s.senders().c2s().timeouts);
+    }
+
+    @Test
+    void keepAlivesAndWindowProbesRepairNothing() {
+        HandTrace h = new HandTrace(10, 10);
+        double r = h.handshakeAndRequest(10);
+        h.s(r).data(1000);
+        h.s(r).data(1000);
+        h.c(r + 10.1).window(0);               // buffer full: the window closes
+        h.s(r + 60).resend(2000, 0);           // the server probes it: one old sequence number, no data
+        h.c(r + 70.1).window(0);
+        h.c(r + 160.1).window(1000);
+        h.s(r + 170.15).data(1000);
+        h.c(r + 1170.2).resend(100, 0);        // a second later the client checks the idle peer is there
+        h.s(r + 1180.3);
+        h.c(r + 1190.4).fin();
+        h.s(r + 1200.5).fin();
+        h.c(r + 1210.6);
+        Steps s = Steps.run(h.bothSensors());
+        SenderMarks marks = s.senders().marks();
+        assertEquals(1, serverSends(s.timeline(), t -> marks.kind(t) == TxKind.WINDOW_PROBE).size());
+        assertEquals(1, s.timeline().txs.stream().filter(t -> t.c2s() && marks.kind(t) == TxKind.KEEPALIVE).count());
+        assertEquals(1, s.senders().s2c().windowProbes);
+        assertEquals(1, s.senders().c2s().keepalives);
+        assertEquals(0, s.senders().s2c().retransmissions + s.senders().c2s().retransmissions);
+    }
+
+    @Test
+    void dataBeyondTheWindowResynchronisesOnTheLatestAck() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        for (int i = 0; i < 12; i++) {
+            h.s(r + 0.01 * i).data(1000);      // twelve segments where the initial window allows ten
+        }
+        Steps s = Steps.run(h.bothSensors());
+        SenderMarks marks = s.senders().marks();
+        List<Tx> beyond = serverSends(s.timeline(), marks::outOfWindow);
+        assertEquals(2, beyond.size());
+        assertEquals(2, s.senders().s2c().outOfWindow);
+        Tx request = s.timeline().txs.stream().filter(t -> t.c2s() && t.p.len == 100).findFirst().orElseThrow();
+        for (Tx t : beyond) {
+            assertEquals(request.idx, marks.liberator(t), "the request, the latest packet to reach the server, carried the ACK");
+        }
+    }
+
+    @Test
+    void tcpevalsRoundFourReleasesOnlyThreePackets() {
+        // figure 3: an ACK covering two of the four packets in flight; with cwnd 5 and two still
+        // in flight only three more may go (classic Reno, one segment per ACK in slow start)
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r).data(1000);
+        h.s(r).data(1000);
+        h.c(r + 30.1).ack(1001);
+        h.c(r + 30.2).ack(2001);
+        h.s(r + 60.1).data(1000);
+        h.s(r + 60.1).data(1000);
+        h.s(r + 60.2).data(1000);
+        h.s(r + 60.2).data(1000);
+        h.c(r + 90.3).ack(4001);          // acknowledges two of the four
+        for (int i = 0; i < 4; i++) {
+            h.s(r + 120.3).data(1000);
+        }
+        AnalysisConfig classic = AnalysisConfig.builder().initialWindow(2).slowStartIncreasePerAck(1).build();
+        assertEquals(3, releasedWithinWindowBy(Steps.forwardPass(h.bothSensors(), classic, 1000), 4001));
+        // Linux counts both acknowledged segments (RFC 3465): cwnd 6, so all four fit
+        AnalysisConfig linux = classic.toBuilder().slowStartIncreasePerAck(0).build();
+        assertEquals(4, releasedWithinWindowBy(Steps.forwardPass(h.bothSensors(), linux, 1000), 4001));
+    }
+
+    private static long releasedWithinWindowBy(Steps.Forward f, long ackNumber) {
+        Tx ack = f.timeline().txs.stream().filter(x -> x.c2s() && x.p.ack == ackNumber).findFirst().orElseThrow();
+        return f.timeline().txs.stream().filter(x -> !x.c2s() && f.marks().liberator(x) == ack.idx && !f.marks().outOfWindow(x)).count();
+    }
+
+    private static List<Tx> serverSends(Timeline tl, Predicate<Tx> which) {
+        return tl.txs.stream().filter(t -> !t.c2s() && t.dep != Tx.NONE).filter(which).sorted(Comparator.comparingLong(t -> t.dep)).toList();
+    }
+}
