@@ -163,10 +163,10 @@ class HandTraceAnalysisTest {
         assertEquals(6, data.size());
         Tx ack1 = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == 1001).findFirst().orElseThrow();
         Tx ack2 = tl.txs.stream().filter(x -> x.c2s() && x.p.ack == 2001).findFirst().orElseThrow();
-        assertEquals(ack1.idx, forward.marks().liberator(data.get(2)), "seg3 released by ack1");
-        assertEquals(ack1.idx, forward.marks().liberator(data.get(3)), "seg4 released by ack1 although ack2 arrived before it left");
-        assertEquals(ack2.idx, forward.marks().liberator(data.get(4)), "seg5 released by ack2");
-        assertEquals(ack2.idx, forward.marks().liberator(data.get(5)), "seg6 released by ack2");
+        assertEquals(ack1.idx(), forward.marks().liberator(data.get(2)), "seg3 released by ack1");
+        assertEquals(ack1.idx(), forward.marks().liberator(data.get(3)), "seg4 released by ack1 although ack2 arrived before it left");
+        assertEquals(ack2.idx(), forward.marks().liberator(data.get(4)), "seg5 released by ack2");
+        assertEquals(ack2.idx(), forward.marks().liberator(data.get(5)), "seg6 released by ack2");
         // the path ends through seg6, released by ack2: the server's lateness is 4.8 ms on it
         PathArc hostArc = res.arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.seq() == 5001).findFirst().orElseThrow();
         assertEquals(4_800, hostArc.durationUs());

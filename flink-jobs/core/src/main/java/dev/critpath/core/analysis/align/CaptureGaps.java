@@ -21,26 +21,24 @@ final class CaptureGaps {
         CaptureGaps gaps = new CaptureGaps();
         for (Tx t : txs) {
             long owd = t.c2s() ? Math.max(minOwdC2s, 1) : Math.max(minOwdS2c, 1);
-            if (t.dep == Tx.NONE && t.arr != Tx.NONE) {
-                t.dep = t.arr - owd;
-                t.depEstimated = true;
+            if (t.dep() == Tx.NONE && t.arr() != Tx.NONE) {
+                t.departed(t.arr() - owd, true);
                 gaps.estimated++;
             }
         }
         for (boolean dir : new boolean[] {true, false}) {
             long maxAckByReceiver = Long.MIN_VALUE;
             for (Tx t : txs) {
-                if (t.c2s() != dir && t.has(TcpFlags.ACK) && !t.depEstimated && t.dep != Tx.NONE) {
+                if (t.c2s() != dir && t.has(TcpFlags.ACK) && !t.depEstimated() && t.dep() != Tx.NONE) {
                     maxAckByReceiver = Math.max(maxAckByReceiver, t.p.ack);
                 }
             }
             for (Tx t : txs) {
-                if (t.c2s() != dir || t.arr != Tx.NONE || !t.p.carriesSeqSpace()) {
+                if (t.c2s() != dir || t.arr() != Tx.NONE || !t.p.carriesSeqSpace()) {
                     continue;
                 }
                 if (t.end() <= maxAckByReceiver && !anotherCopyArrived(txs, t)) {
-                    t.arr = t.dep + (dir ? Math.max(minOwdC2s, 1) : Math.max(minOwdS2c, 1));
-                    t.arrEstimated = true;
+                    t.arrived(t.dep() + (dir ? Math.max(minOwdC2s, 1) : Math.max(minOwdS2c, 1)), true);
                     gaps.estimated++;
                 } else if (dir) {
                     gaps.lostC2s++;
@@ -55,7 +53,7 @@ final class CaptureGaps {
     /** Any other arrival carrying some of the same bytes (re-sends may be cut into smaller pieces). */
     private static boolean anotherCopyArrived(List<Tx> txs, Tx lost) {
         for (Tx t : txs) {
-            if (t != lost && t.c2s() == lost.c2s() && t.arr != Tx.NONE && t.seq() < lost.end() && t.end() > lost.seq()) {
+            if (t != lost && t.c2s() == lost.c2s() && t.arr() != Tx.NONE && t.seq() < lost.end() && t.end() > lost.seq()) {
                 return true;
             }
         }

@@ -124,16 +124,16 @@ final class Matching {
     void emit(List<Tx> out, LongUnaryOperator depClock, LongUnaryOperator arrClock) {
         for (int i = 0; i < deps.size(); i++) {
             Tx t = new Tx(out.size(), deps.get(i));
-            t.dep = depClock.applyAsLong(deps.get(i).ts);
+            t.departed(depClock.applyAsLong(deps.get(i).ts), false);
             if (depToArr[i] >= 0) {
-                t.arr = arrClock.applyAsLong(arrs.get(depToArr[i]).ts);
+                t.arrived(arrClock.applyAsLong(arrs.get(depToArr[i]).ts), false);
             }
             out.add(t);
         }
         for (int j = 0; j < arrs.size(); j++) {
             if (arrToDep[j] < 0) {
                 Tx t = new Tx(out.size(), arrs.get(j));
-                t.arr = arrClock.applyAsLong(arrs.get(j).ts);
+                t.arrived(arrClock.applyAsLong(arrs.get(j).ts), false);
                 out.add(t);
             }
         }

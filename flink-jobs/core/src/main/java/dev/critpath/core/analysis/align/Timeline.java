@@ -73,13 +73,11 @@ public final class Timeline {
             Tx t = new Tx(txs.size(), p);
             boolean leavesHere = p.c2s == atClient;
             if (leavesHere) {
-                t.dep = p.ts;
-                t.arr = p.ts + half;
-                t.arrEstimated = true;
+                t.departed(p.ts, false);
+                t.arrived(p.ts + half, true);
             } else {
-                t.arr = p.ts;
-                t.dep = p.ts - half;
-                t.depEstimated = true;
+                t.arrived(p.ts, false);
+                t.departed(p.ts - half, true);
             }
             txs.add(t);
         }
@@ -110,8 +108,8 @@ public final class Timeline {
     private static long minObservedOwd(List<Tx> txs, boolean c2s) {
         long best = Long.MAX_VALUE;
         for (Tx t : txs) {
-            if (t.c2s() == c2s && t.dep != Tx.NONE && t.arr != Tx.NONE) {
-                best = Math.min(best, t.arr - t.dep);
+            if (t.c2s() == c2s && t.dep() != Tx.NONE && t.arr() != Tx.NONE) {
+                best = Math.min(best, t.arr() - t.dep());
             }
         }
         return best == Long.MAX_VALUE ? -1 : best;
@@ -121,28 +119,28 @@ public final class Timeline {
     private static void ordered(List<Tx> txs) {
         InOrder.sortBy(txs, Timeline::sortTime);
         for (int i = 0; i < txs.size(); i++) {
-            txs.get(i).idx = i;
+            txs.get(i).numbered(i);
         }
         markNewAtReceiver(txs, true);
         markNewAtReceiver(txs, false);
     }
 
     private static long sortTime(Tx t) {
-        return t.dep != Tx.NONE ? t.dep : t.arr;
+        return t.dep() != Tx.NONE ? t.dep() : t.arr();
     }
 
     /** Flags the arrivals that brought the receiver bytes it did not have yet. */
     private static void markNewAtReceiver(List<Tx> txs, boolean dir) {
         List<Tx> arrivals = new ArrayList<>();
         for (Tx t : txs) {
-            if (t.c2s() == dir && t.arr != Tx.NONE && t.p.carriesSeqSpace()) {
+            if (t.c2s() == dir && t.arr() != Tx.NONE && t.p.carriesSeqSpace()) {
                 arrivals.add(t);
             }
         }
-        InOrder.sortBy(arrivals, t -> t.arr);
+        InOrder.sortBy(arrivals, t -> t.arr());
         ReceivedBytes got = new ReceivedBytes();
         for (Tx t : arrivals) {
-            t.newAtReceiver = got.add(t.seq(), t.end());
+            t.newAtReceiver(got.add(t.seq(), t.end()));
         }
     }
 }

@@ -12,20 +12,64 @@ import dev.critpath.core.event.TcpFlags;
 public final class Tx {
     public static final long NONE = Long.MIN_VALUE;
 
-    public int idx;
     public final Packet p;
-    /** Departure from the sender and arrival at the receiver, µs on the client timeline, or NONE. */
-    public long dep = NONE;
-    public long arr = NONE;
-    public boolean depEstimated;
-    public boolean arrEstimated;
-
-    /** First arrival of these bytes at the receiver (as opposed to a duplicate). */
-    public boolean newAtReceiver;
+    // set only while the timeline is aligned; later steps read them
+    private int idx;
+    private long dep = NONE;
+    private long arr = NONE;
+    private boolean depEstimated;
+    private boolean arrEstimated;
+    private boolean newAtReceiver;
 
     Tx(int idx, Packet p) {
         this.idx = idx;
         this.p = p;
+    }
+
+    /** Its place in the timeline's order. */
+    public int idx() {
+        return idx;
+    }
+
+    /** Departure from the sender, µs on the client timeline, or NONE. */
+    public long dep() {
+        return dep;
+    }
+
+    /** Arrival at the receiver, µs on the client timeline, or NONE. */
+    public long arr() {
+        return arr;
+    }
+
+    public boolean depEstimated() {
+        return depEstimated;
+    }
+
+    public boolean arrEstimated() {
+        return arrEstimated;
+    }
+
+    /** First arrival of these bytes at the receiver (as opposed to a duplicate). */
+    public boolean newAtReceiver() {
+        return newAtReceiver;
+    }
+
+    void departed(long us, boolean estimated) {
+        dep = us;
+        depEstimated = estimated;
+    }
+
+    void arrived(long us, boolean estimated) {
+        arr = us;
+        arrEstimated = estimated;
+    }
+
+    void numbered(int index) {
+        idx = index;
+    }
+
+    void newAtReceiver(boolean isNew) {
+        newAtReceiver = isNew;
     }
 
     public boolean c2s() {

@@ -23,13 +23,13 @@ final class Exchange {
     static List<Exchange> detect(Timeline tl, SenderMarks marks) {
         List<Tx> events = new ArrayList<>();
         for (Tx t : tl.txs) {
-            boolean request = t.c2s() && marks.isNewData(t) && t.dep != Tx.NONE;
-            boolean response = !t.c2s() && t.p.len > 0 && t.newAtReceiver && t.arr != Tx.NONE;
+            boolean request = t.c2s() && marks.isNewData(t) && t.dep() != Tx.NONE;
+            boolean response = !t.c2s() && t.p.len > 0 && t.newAtReceiver() && t.arr() != Tx.NONE;
             if (request || response) {
                 events.add(t);
             }
         }
-        InOrder.sortBy(events, t -> t.c2s() ? t.dep : t.arr);
+        InOrder.sortBy(events, t -> t.c2s() ? t.dep() : t.arr());
         List<Exchange> out = new ArrayList<>();
         Exchange cur = null;
         for (Tx t : events) {
@@ -39,8 +39,8 @@ final class Exchange {
                     out.add(cur);
                 }
                 cur.requestBytes += t.p.len;
-                cur.requestFirstDep = cur.requestFirstDep == Tx.NONE ? t.dep : cur.requestFirstDep;
-                cur.requestLastDep = t.dep;
+                cur.requestFirstDep = cur.requestFirstDep == Tx.NONE ? t.dep() : cur.requestFirstDep;
+                cur.requestLastDep = t.dep();
             } else {
                 if (cur == null) {
                     cur = new Exchange(); // the server spoke first (banners)
@@ -48,8 +48,8 @@ final class Exchange {
                 }
                 cur.responseStarted = true;
                 cur.responseBytes += t.p.len;
-                cur.responseFirstArr = cur.responseFirstArr == Tx.NONE ? t.arr : cur.responseFirstArr;
-                cur.responseLastArr = t.arr;
+                cur.responseFirstArr = cur.responseFirstArr == Tx.NONE ? t.arr() : cur.responseFirstArr;
+                cur.responseLastArr = t.arr();
             }
         }
         out.removeIf(x -> !x.responseStarted); // a request still unanswered when the trace ends
@@ -62,13 +62,13 @@ final class Exchange {
     /** The request's last byte reaching the server and the response's first byte leaving it. */
     private void serverSideTimes(Timeline tl, SenderMarks marks) {
         for (Tx t : tl.txs) {
-            if (t.c2s() && t.p.len > 0 && t.newAtReceiver && t.arr != Tx.NONE && t.dep >= requestFirstDep
-                    && (requestLastDep == Tx.NONE || t.dep <= requestLastDep)) {
-                requestLastArrAtServer = Math.max(requestLastArrAtServer, t.arr);
+            if (t.c2s() && t.p.len > 0 && t.newAtReceiver() && t.arr() != Tx.NONE && t.dep() >= requestFirstDep
+                    && (requestLastDep == Tx.NONE || t.dep() <= requestLastDep)) {
+                requestLastArrAtServer = Math.max(requestLastArrAtServer, t.arr());
             }
-            if (!t.c2s() && marks.isNewData(t) && t.arr != Tx.NONE
-                    && t.arr >= responseFirstArr && t.arr <= responseLastArr && responseFirstDepAtServer == Tx.NONE) {
-                responseFirstDepAtServer = t.dep;
+            if (!t.c2s() && marks.isNewData(t) && t.arr() != Tx.NONE
+                    && t.arr() >= responseFirstArr && t.arr() <= responseLastArr && responseFirstDepAtServer == Tx.NONE) {
+                responseFirstDepAtServer = t.dep();
             }
         }
     }

@@ -125,7 +125,7 @@ public final class Profiler {
     private static long packetsBefore(Timeline tl, boolean c2s, long us) {
         long n = 0;
         for (Tx t : tl.txs) {
-            if (t.c2s() == c2s && t.dep != Tx.NONE && t.dep < us) {
+            if (t.c2s() == c2s && t.dep() != Tx.NONE && t.dep() < us) {
                 n++;
             }
         }
@@ -136,10 +136,10 @@ public final class Profiler {
         long syn = Tx.NONE;
         long synAck = Tx.NONE;
         for (Tx t : tl.txs) {
-            if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK) && syn == Tx.NONE && t.dep != Tx.NONE) {
-                syn = t.dep;
-            } else if (t.has(TcpFlags.SYN) && t.has(TcpFlags.ACK) && synAck == Tx.NONE && t.arr != Tx.NONE) {
-                synAck = t.arr;
+            if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK) && syn == Tx.NONE && t.dep() != Tx.NONE) {
+                syn = t.dep();
+            } else if (t.has(TcpFlags.SYN) && t.has(TcpFlags.ACK) && synAck == Tx.NONE && t.arr() != Tx.NONE) {
+                synAck = t.arr();
             }
         }
         return syn == Tx.NONE || synAck == Tx.NONE ? -1 : synAck - syn;

@@ -84,7 +84,7 @@ public final class Rounds {
 
     public long time(int node) {
         Tx t = tx(node);
-        return isArrival(node) ? t.arr : t.dep;
+        return isArrival(node) ? t.arr() : t.dep();
     }
 
     /** The endpoint where a node happens. */
@@ -99,7 +99,7 @@ public final class Rounds {
             return true;
         }
         Tx t = tx(node);
-        return isArrival(node) ? t.arrEstimated : t.depEstimated;
+        return isArrival(node) ? t.arrEstimated() : t.depEstimated();
     }
 
     /**
@@ -112,7 +112,7 @@ public final class Rounds {
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (Tx t : txs) {
-            long at = t.c2s() == client ? t.dep : t.arr;
+            long at = t.c2s() == client ? t.dep() : t.arr();
             if (at != Tx.NONE) {
                 n++;
                 first = Math.min(first, at);
@@ -132,9 +132,9 @@ public final class Rounds {
         int i = 0;
         for (Tx t : txs) {
             boolean sentHere = t.c2s() == client;
-            long at = sentHere ? t.dep : t.arr;
+            long at = sentHere ? t.dep() : t.arr();
             if (at != Tx.NONE) {
-                int node = sentHere ? dep(t.idx) : arr(t.idx);
+                int node = sentHere ? dep(t.idx()) : arr(t.idx());
                 keys[i++] = ((at - first) << (nodeBits + 1)) | ((sentHere ? 1L : 0L) << nodeBits) | node;
             }
         }
@@ -150,10 +150,10 @@ public final class Rounds {
         List<long[]> ev = new ArrayList<>();
         for (Tx t : txs) {
             boolean sentHere = t.c2s() == client;
-            if (sentHere && t.dep != Tx.NONE) {
-                ev.add(new long[] {t.dep, 1, dep(t.idx)});
-            } else if (!sentHere && t.arr != Tx.NONE) {
-                ev.add(new long[] {t.arr, 0, arr(t.idx)});
+            if (sentHere && t.dep() != Tx.NONE) {
+                ev.add(new long[] {t.dep(), 1, dep(t.idx())});
+            } else if (!sentHere && t.arr() != Tx.NONE) {
+                ev.add(new long[] {t.arr(), 0, arr(t.idx())});
             }
         }
         ev.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
@@ -173,10 +173,10 @@ public final class Rounds {
         for (int node : events) {
             Tx t = tx(node);
             if (isArrival(node)) {
-                link(node, dep(t.idx), PathArc.Kind.NETWORK);
+                link(node, dep(t.idx()), PathArc.Kind.NETWORK);
                 if (t.p.carriesSeqSpace()) {
                     lastPeerSeqArr = node;
-                    if (t.newAtReceiver) {
+                    if (t.newAtReceiver()) {
                         lastPeerNewArr = node;
                         peerSpokeSinceMyData = true;
                     }
@@ -194,9 +194,9 @@ public final class Rounds {
     }
 
     private void linkDeparture(int node, Tx t, int lastEvent, int lastPeerSeqArr, int turnTrigger) {
-        long at = t.dep;
+        long at = t.dep();
         int rtxOf = marks.rtxOf(t);
-        if (marks.lossArc(t) && rtxOf >= 0 && txs.get(rtxOf).dep != Tx.NONE && txs.get(rtxOf).dep <= at) {
+        if (marks.lossArc(t) && rtxOf >= 0 && txs.get(rtxOf).dep() != Tx.NONE && txs.get(rtxOf).dep() <= at) {
             link(node, dep(rtxOf), PathArc.Kind.LOSS);
             return;
         }
@@ -205,7 +205,7 @@ public final class Rounds {
         }
         int chosen;
         int liberator = marks.liberator(t);
-        int window = liberator >= 0 && txs.get(liberator).arr != Tx.NONE && txs.get(liberator).arr <= at ? arr(liberator) : NO_NODE;
+        int window = liberator >= 0 && txs.get(liberator).arr() != Tx.NONE && txs.get(liberator).arr() <= at ? arr(liberator) : NO_NODE;
         if (marks.isNewData(t)) {
             int app = turnTrigger != NO_NODE && time(turnTrigger) <= at ? turnTrigger : NO_NODE;
             chosen = later(app, window);

@@ -20,7 +20,7 @@ final class AckArrivals {
     }
 
     void arrived(Tx a) {
-        long t = a.arr;
+        long t = a.arr();
         long ack = a.p.ack;
         if (!s.established) {
             if (ack < 1) {
@@ -31,9 +31,9 @@ final class AckArrivals {
             s.nxt = Math.max(s.nxt, 1);
             acknowledge(1, t);
             s.rwnd = window(a);
-            s.recordEvent(a.idx, true);
+            s.recordEvent(a.idx(), true);
             s.lastAckTime = t;
-            s.lastAckTx = a.idx;
+            s.lastAckTx = a.idx();
             return;
         }
         long prevRwnd = s.rwnd;
@@ -60,9 +60,9 @@ final class AckArrivals {
             s.lastLossEvidence = t;
         }
         s.windows.ack(t, s.una, s.nxt, s.rwnd, s.cwndLimit());
-        s.recordEvent(a.idx, false);
+        s.recordEvent(a.idx(), false);
         s.lastAckTime = t;
-        s.lastAckTx = a.idx;
+        s.lastAckTx = a.idx();
     }
 
     /**

@@ -37,13 +37,13 @@ final class Retransmissions {
         if (prevIdx < 0) {
             // the lost original was never captured: it left just before the first packet above it
             Tx above = s.sent.firstAbove(r.end());
-            prevIdx = above != null ? above.idx : -1;
+            prevIdx = above != null ? above.idx() : -1;
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
         Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
         boolean clocked = s.cc.state() == CongestionControl.State.LOSS && s.lastAckTime != NONE && s.lastAckTime > s.cc.lossStart()
                 && t - s.lastAckTime <= s.cfg.ackTriggerSlackUs;
-        LossCause cause = clocked ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep, seg,
+        LossCause cause = clocked ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg,
                 new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.cc.state(), s.una, s.nxt));
         s.marks.resent(r, prevIdx, cause);
         if (prev != null) {
@@ -72,7 +72,7 @@ final class Retransmissions {
         if (seg != null) {
             seg.everRetransmitted = true;
             s.scoreboard.resent(seg);
-            seg.lastTx = r.idx;
+            seg.lastTx = r.idx();
             seg.lastDep = t;
             seg.lastCause = cause;
             if (cause == LossCause.TIMEOUT || cause == LossCause.BACKOFF) {
@@ -88,7 +88,7 @@ final class Retransmissions {
 
     /** A re-send whose earlier copy reached the receiver repaired nothing there. */
     private void markSpurious(Tx prev) {
-        if (prev.arr != Tx.NONE && !prev.arrEstimated) {
+        if (prev.arr() != Tx.NONE && !prev.arrEstimated()) {
             s.stats.spuriousRetransmissions++;
         }
     }

@@ -31,22 +31,22 @@ public final class SenderMarks {
     }
 
     public TxKind kind(Tx t) {
-        return kind[t.idx];
+        return kind[t.idx()];
     }
 
     /** New data carrying payload (not a lone FIN). */
     public boolean isNewData(Tx t) {
-        return kind[t.idx] == TxKind.NEW_DATA && t.p.len > 0;
+        return kind[t.idx()] == TxKind.NEW_DATA && t.p.len > 0;
     }
 
     /** The earlier transmission of the same bytes a re-send repeats, or -1. */
     public int rtxOf(Tx t) {
-        return rtxOf[t.idx];
+        return rtxOf[t.idx()];
     }
 
     /** How the sender recognised the loss a re-send repairs; null for anything else. */
     public LossCause lossCause(Tx t) {
-        return lossCause[t.idx];
+        return lossCause[t.idx()];
     }
 
     /**
@@ -55,38 +55,38 @@ public final class SenderMarks {
      * recovery are clocked by ACKs and depend on those instead.
      */
     public boolean lossArc(Tx t) {
-        return lossArc[t.idx];
+        return lossArc[t.idx()];
     }
 
     /** The ACK (a transmission of the other direction) whose arrival let this data leave, or -1. */
     public int liberator(Tx t) {
-        return liberator[t.idx];
+        return liberator[t.idx()];
     }
 
     /** True when the sender sent it beyond the simulated window and the simulation re-synchronised. */
     public boolean outOfWindow(Tx t) {
-        return outOfWindow[t.idx];
+        return outOfWindow[t.idx()];
     }
 
     void kind(Tx t, TxKind k) {
-        kind[t.idx] = k;
+        kind[t.idx()] = k;
     }
 
     void resent(Tx t, int original, LossCause cause) {
-        kind[t.idx] = TxKind.RETRANSMISSION;
-        rtxOf[t.idx] = original;
-        lossCause[t.idx] = cause;
+        kind[t.idx()] = TxKind.RETRANSMISSION;
+        rtxOf[t.idx()] = original;
+        lossCause[t.idx()] = cause;
     }
 
     void lossArc(Tx t, boolean recognised) {
-        lossArc[t.idx] = recognised;
+        lossArc[t.idx()] = recognised;
     }
 
     void liberator(Tx t, int ack) {
-        liberator[t.idx] = ack;
+        liberator[t.idx()] = ack;
     }
 
     void sentBeyondWindow(Tx t) {
-        outOfWindow[t.idx] = true;
+        outOfWindow[t.idx()] = true;
     }
 }

@@ -46,26 +46,26 @@ public final class SenderSim {
         List<Tx> sends = new ArrayList<>();
         List<Tx> ackArrivals = new ArrayList<>();
         for (Tx t : s.txs) {
-            if (t.direction() == dir && t.dep != Tx.NONE) {
+            if (t.direction() == dir && t.dep() != Tx.NONE) {
                 sends.add(t);
-            } else if (t.direction() != dir && t.arr != Tx.NONE && t.has(TcpFlags.ACK)) {
+            } else if (t.direction() != dir && t.arr() != Tx.NONE && t.has(TcpFlags.ACK)) {
                 ackArrivals.add(t);
             }
         }
-        InOrder.sortBy(sends, t -> t.dep);
-        InOrder.sortBy(ackArrivals, t -> t.arr);
+        InOrder.sortBy(sends, t -> t.dep());
+        InOrder.sortBy(ackArrivals, t -> t.arr());
         int i = 0;
         int j = 0;
         while (i < sends.size() || j < ackArrivals.size()) {
             // an ACK and a send in the same microsecond: the ACK may have caused the send
-            if (j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr <= sends.get(i).dep)) {
+            if (j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr() <= sends.get(i).dep())) {
                 acks.arrived(ackArrivals.get(j++));
             } else {
                 sent(sends.get(i++));
             }
         }
-        long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep,
-                ackArrivals.isEmpty() ? NONE : ackArrivals.get(ackArrivals.size() - 1).arr);
+        long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep(),
+                ackArrivals.isEmpty() ? NONE : ackArrivals.get(ackArrivals.size() - 1).arr());
         s.windows.finish(end, s.una, s.nxt, !s.scoreboard.isEmpty());
         s.stats.srttUs = s.rtt.srtt();
         s.stats.minRttUs = s.rtt.minRtt();
@@ -74,7 +74,7 @@ public final class SenderSim {
     }
 
     private void sent(Tx x) {
-        long t = x.dep;
+        long t = x.dep();
         s.stats.packets++;
         if (x.has(TcpFlags.SYN)) {
             int prev = s.sent.previousTransmission(0);
@@ -156,7 +156,7 @@ public final class SenderSim {
             }
             s.marks.liberator(x, liberator);
         }
-        s.scoreboard.add(new Scoreboard.Segment(x.seq(), e, Math.max(segs, 1), x.idx, t));
+        s.scoreboard.add(new Scoreboard.Segment(x.seq(), e, Math.max(segs, 1), x.idx(), t));
         s.sent.add(x);
         s.nxt = e;
         if (x.p.len > 0) {
@@ -193,7 +193,7 @@ public final class SenderSim {
         s.stats.reordered++;
         s.stats.dataPackets++;
         s.marks.liberator(x, s.liberations.liberatorFor(x.seq() + x.p.len, s.lastAckTx));
-        s.scoreboard.add(new Scoreboard.Segment(x.seq(), x.end(), Math.max(s.segs(x.p.len), 1), x.idx, t));
+        s.scoreboard.add(new Scoreboard.Segment(x.seq(), x.end(), Math.max(s.segs(x.p.len), 1), x.idx(), t));
         s.sent.add(x);
     }
 }

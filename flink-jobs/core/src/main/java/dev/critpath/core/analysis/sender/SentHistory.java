@@ -20,7 +20,7 @@ final class SentHistory {
         for (int i = sent.size() - 1; i >= Math.max(0, sent.size() - SCAN_LIMIT); i--) {
             Tx t = sent.get(i);
             if (t.seq() <= seq && seq < t.end()) {
-                return t.idx;
+                return t.idx();
             }
         }
         return -1;
@@ -56,6 +56,6 @@ final class SentHistory {
             return (short) (s.p.ipId - above.p.ipId) < 0; // per-socket counters (Linux, BSD) increase
         }
         long reorderWindow = Math.max(3_000, minRtt > 0 ? minRtt / 4 : 0); // tshark also calls it out of order within 3 ms
-        return s.dep - above.dep <= reorderWindow;
+        return s.dep() - above.dep() <= reorderWindow;
     }
 }

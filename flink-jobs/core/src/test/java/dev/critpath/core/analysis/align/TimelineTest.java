@@ -27,15 +27,15 @@ class TimelineTest {
         assertEquals(CaptureMode.TWO_POINT, tl.mode);
         assertEquals(7, tl.txs.size(), "each packet once, matched across the sensors");
         for (Tx t : tl.txs) {
-            assertEquals(30_000, t.arr - t.dep, "the offset taken out: " + t);
-            assertFalse(t.depEstimated || t.arrEstimated);
+            assertEquals(30_000, t.arr() - t.dep(), "the offset taken out: " + t);
+            assertFalse(t.depEstimated() || t.arrEstimated());
         }
         assertEquals(1_500_000, tl.clock.offsetUs());
         assertEquals(30_000, tl.clock.uncertaintyUs(), "half the minimum round trip");
         assertEquals(60_000, tl.minRttUs);
         for (int i = 1; i < tl.txs.size(); i++) {
-            assertEquals(i, tl.txs.get(i).idx);
-            assertTrue(tl.txs.get(i).dep >= tl.txs.get(i - 1).dep, "in time order");
+            assertEquals(i, tl.txs.get(i).idx());
+            assertTrue(tl.txs.get(i).dep() >= tl.txs.get(i - 1).dep(), "in time order");
         }
     }
 
@@ -53,8 +53,8 @@ class TimelineTest {
         assertEquals(60_000, tl.minRttUs);
         assertEquals(30_000, tl.minOwdC2s);
         for (Tx t : tl.txs) {
-            assertEquals(t.c2s(), t.depEstimated, "the client's departures are the estimates: " + t);
-            assertEquals(!t.c2s(), t.arrEstimated, "and so are its arrivals: " + t);
+            assertEquals(t.c2s(), t.depEstimated(), "the client's departures are the estimates: " + t);
+            assertEquals(!t.c2s(), t.arrEstimated(), "and so are its arrivals: " + t);
         }
     }
 
@@ -70,8 +70,8 @@ class TimelineTest {
         h.c(85.2);
         Timeline tl = align(h.bothSensors(), PathPrior.NONE);
         Tx missed = tl.txs.stream().filter(t -> t.c2s() && t.p.len == 100).findFirst().orElseThrow();
-        assertTrue(missed.depEstimated, "seen only where it arrived");
-        assertEquals(20_000, missed.arr - missed.dep, "one minimum delay before its arrival");
+        assertTrue(missed.depEstimated(), "seen only where it arrived");
+        assertEquals(20_000, missed.arr() - missed.dep(), "one minimum delay before its arrival");
         assertEquals(1, tl.captureGaps);
         assertEquals(1, tl.lostBetweenSensors, "left the server's sensor, never reached the client's");
     }

@@ -35,15 +35,15 @@ class RoundsTest {
         Tx clientFin = only(txs, t -> t.c2s() && t.has(TcpFlags.FIN));
         Tx lastAck = txs.get(txs.size() - 1);
 
-        assertParent(r, Rounds.dep(syn.idx), Rounds.NO_NODE, null);
+        assertParent(r, Rounds.dep(syn.idx()), Rounds.NO_NODE, null);
         for (Tx t : txs) {
-            assertParent(r, Rounds.arr(t.idx), Rounds.dep(t.idx), PathArc.Kind.NETWORK);
+            assertParent(r, Rounds.arr(t.idx()), Rounds.dep(t.idx()), PathArc.Kind.NETWORK);
         }
-        assertParent(r, Rounds.dep(synAck.idx), Rounds.arr(syn.idx), PathArc.Kind.HOST);
-        assertParent(r, Rounds.dep(request.idx), Rounds.arr(synAck.idx), PathArc.Kind.HOST);
-        assertParent(r, Rounds.dep(response.idx), Rounds.arr(request.idx), PathArc.Kind.HOST);
-        assertParent(r, Rounds.dep(clientFin.idx), Rounds.arr(response.idx), PathArc.Kind.HOST);
-        assertParent(r, Rounds.dep(lastAck.idx), Rounds.arr(clientFin.idx), PathArc.Kind.HOST);
+        assertParent(r, Rounds.dep(synAck.idx()), Rounds.arr(syn.idx()), PathArc.Kind.HOST);
+        assertParent(r, Rounds.dep(request.idx()), Rounds.arr(synAck.idx()), PathArc.Kind.HOST);
+        assertParent(r, Rounds.dep(response.idx()), Rounds.arr(request.idx()), PathArc.Kind.HOST);
+        assertParent(r, Rounds.dep(clientFin.idx()), Rounds.arr(response.idx()), PathArc.Kind.HOST);
+        assertParent(r, Rounds.dep(lastAck.idx()), Rounds.arr(clientFin.idx()), PathArc.Kind.HOST);
     }
 
     @Test
@@ -56,15 +56,15 @@ class RoundsTest {
         Rounds r = s.rounds();
         List<Tx> txs = s.timeline().txs;
         List<Tx> segments = txs.stream().filter(t -> !t.c2s() && t.p.len == 1000).toList();
-        List<Tx> acks = txs.stream().filter(t -> t.c2s() && t.p.len == 0 && t.dep > segments.get(0).arr).toList();
+        List<Tx> acks = txs.stream().filter(t -> t.c2s() && t.p.len == 0 && t.dep() > segments.get(0).arr()).toList();
         assertEquals(10, acks.size());
         for (int i = 0; i < 10; i++) {
-            assertParent(r, Rounds.dep(acks.get(i).idx), Rounds.arr(segments.get(i).idx), PathArc.Kind.HOST);
+            assertParent(r, Rounds.dep(acks.get(i).idx()), Rounds.arr(segments.get(i).idx()), PathArc.Kind.HOST);
         }
         Tx eleventh = segments.get(10);
         int liberator = s.senders().marks().liberator(eleventh);
-        assertEquals(true, acks.stream().anyMatch(a -> a.idx == liberator), "an ACK of the response released it");
-        assertParent(r, Rounds.dep(eleventh.idx), Rounds.arr(liberator), PathArc.Kind.HOST);
+        assertEquals(true, acks.stream().anyMatch(a -> a.idx() == liberator), "an ACK of the response released it");
+        assertParent(r, Rounds.dep(eleventh.idx()), Rounds.arr(liberator), PathArc.Kind.HOST);
     }
 
     @Test
@@ -77,6 +77,6 @@ class RoundsTest {
         Steps s = Steps.run(h.bothSensors());
         List<Tx> copies = s.timeline().txs.stream().filter(t -> !t.c2s() && t.p.len == 1000).toList();
         assertEquals(2, copies.size());
-        assertParent(s.rounds(), Rounds.dep(copies.get(1).idx), Rounds.dep(copies.get(0).idx), PathArc.Kind.LOSS);
+        assertParent(s.rounds(), Rounds.dep(copies.get(1).idx()), Rounds.dep(copies.get(0).idx()), PathArc.Kind.LOSS);
     }
 }

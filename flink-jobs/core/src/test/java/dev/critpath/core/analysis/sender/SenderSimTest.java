@@ -64,7 +64,7 @@ class SenderSimTest {
         assertEquals(c.cause(), marks.lossCause(last));
         assertTrue(marks.lossArc(last), "the re-send where the sender recognised the loss carries the loss arc");
         Tx previous = resends.size() > 1 ? resends.get(resends.size() - 2) : serverSends(s.timeline(), t -> t.seq() == last.seq()).get(0);
-        assertEquals(previous.idx, marks.rtxOf(last), "it repeats the copy sent before it");
+        assertEquals(previous.idx(), marks.rtxOf(last), "it repeats the copy sent before it");
         DirectionStats st = s.senders().s2c();
         assertEquals(resends.size(), st.retransmissions);
         assertEquals(c.fastRetransmits(), st.fastRetransmits, "fast retransmits");
@@ -79,8 +79,8 @@ class SenderSimTest {
         Steps s = Steps.run(response(false, 3, 60.161).bothSensors());
         SenderMarks marks = s.senders().marks();
         Tx resend = serverSends(s.timeline(), t -> marks.kind(t) == TxKind.RETRANSMISSION).get(0);
-        Tx latestAck = s.timeline().txs.stream().filter(t -> t.c2s() && t.arr <= resend.dep).max(Comparator.comparingLong(t -> t.arr)).orElseThrow();
-        assertEquals(latestAck.idx, marks.liberator(resend));
+        Tx latestAck = s.timeline().txs.stream().filter(t -> t.c2s() && t.arr() <= resend.dep()).max(Comparator.comparingLong(t -> t.arr())).orElseThrow();
+        assertEquals(latestAck.idx(), marks.liberator(resend));
         assertEquals(7, s.senders().s2c().dupAcksReceived, "segments 4 to 10 each drew a duplicate ACK");
     }
 
@@ -100,7 +100,7 @@ class SenderSimTest {
         assertEquals(2, syns.size());
         assertEquals(TxKind.RETRANSMISSION, marks.kind(syns.get(1)));
         assertEquals(LossCause.TIMEOUT, marks.lossCause(syns.get(1)));
-        assertEquals(syns.get(0).idx, marks.rtxOf(syns.get(1)));
+        assertEquals(syns.get(0).idx(), marks.rtxOf(syns.get(1)));
         assertEquals(1, s.senders().c2s().timeouts);
     }
 
@@ -143,7 +143,7 @@ class SenderSimTest {
         assertEquals(2, s.senders().s2c().outOfWindow);
         Tx request = s.timeline().txs.stream().filter(t -> t.c2s() && t.p.len == 100).findFirst().orElseThrow();
         for (Tx t : beyond) {
-            assertEquals(request.idx, marks.liberator(t), "the request, the latest packet to reach the server, carried the ACK");
+            assertEquals(request.idx(), marks.liberator(t), "the request, the latest packet to reach the server, carried the ACK");
         }
     }
 
@@ -174,10 +174,10 @@ class SenderSimTest {
 
     private static long releasedWithinWindowBy(Steps.Forward f, long ackNumber) {
         Tx ack = f.timeline().txs.stream().filter(x -> x.c2s() && x.p.ack == ackNumber).findFirst().orElseThrow();
-        return f.timeline().txs.stream().filter(x -> !x.c2s() && f.marks().liberator(x) == ack.idx && !f.marks().outOfWindow(x)).count();
+        return f.timeline().txs.stream().filter(x -> !x.c2s() && f.marks().liberator(x) == ack.idx() && !f.marks().outOfWindow(x)).count();
     }
 
     private static List<Tx> serverSends(Timeline tl, Predicate<Tx> which) {
-        return tl.txs.stream().filter(t -> !t.c2s() && t.dep != Tx.NONE).filter(which).sorted(Comparator.comparingLong(t -> t.dep)).toList();
+        return tl.txs.stream().filter(t -> !t.c2s() && t.dep() != Tx.NONE).filter(which).sorted(Comparator.comparingLong(t -> t.dep())).toList();
     }
 }
