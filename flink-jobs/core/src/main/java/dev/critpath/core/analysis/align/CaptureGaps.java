@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis.align;
 
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.event.TcpFlags;
 import java.util.List;
 
@@ -26,21 +27,21 @@ final class CaptureGaps {
                 gaps.estimated++;
             }
         }
-        for (boolean dir : new boolean[] {true, false}) {
+        for (Direction dir : Direction.values()) {
             long maxAckByReceiver = Long.MIN_VALUE;
             for (Tx t : txs) {
-                if (t.c2s() != dir && t.has(TcpFlags.ACK) && !t.depEstimated() && t.dep() != Tx.NONE) {
+                if (t.direction() != dir && t.has(TcpFlags.ACK) && !t.depEstimated() && t.dep() != Tx.NONE) {
                     maxAckByReceiver = Math.max(maxAckByReceiver, t.p.ack);
                 }
             }
             for (Tx t : txs) {
-                if (t.c2s() != dir || t.arr() != Tx.NONE || !t.p.carriesSeqSpace()) {
+                if (t.direction() != dir || t.arr() != Tx.NONE || !t.p.carriesSeqSpace()) {
                     continue;
                 }
                 if (t.end() <= maxAckByReceiver && !anotherCopyArrived(txs, t)) {
-                    t.arrived(t.dep() + (dir ? Math.max(minOwdC2s, 1) : Math.max(minOwdS2c, 1)), true);
+                    t.arrived(t.dep() + (dir == Direction.C2S ? Math.max(minOwdC2s, 1) : Math.max(minOwdS2c, 1)), true);
                     gaps.estimated++;
-                } else if (dir) {
+                } else if (dir == Direction.C2S) {
                     gaps.lostC2s++;
                 } else {
                     gaps.lostS2c++;

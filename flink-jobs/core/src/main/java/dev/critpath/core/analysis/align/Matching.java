@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis.align;
 
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
@@ -18,8 +19,11 @@ final class Matching {
     final int[] depToArr;
     final int[] arrToDep;
     final boolean[] strong;
+    private final Direction direction;
 
-    private Matching(List<Packet> senderSide, List<Packet> receiverSide, boolean c2s) {
+    private Matching(List<Packet> senderSide, List<Packet> receiverSide, Direction direction) {
+        this.direction = direction;
+        boolean c2s = direction == Direction.C2S;
         for (Packet p : senderSide) {
             if (p.c2s == c2s) {
                 deps.add(p);
@@ -37,8 +41,8 @@ final class Matching {
         Arrays.fill(arrToDep, -1);
     }
 
-    static Matching match(List<Packet> senderSide, List<Packet> receiverSide, boolean c2s) {
-        Matching m = new Matching(senderSide, receiverSide, c2s);
+    static Matching match(List<Packet> senderSide, List<Packet> receiverSide, Direction direction) {
+        Matching m = new Matching(senderSide, receiverSide, direction);
         Map<StrongKey, ArrayDeque<Integer>> byKey = new HashMap<>();
         for (int i = 0; i < m.deps.size(); i++) {
             byKey.computeIfAbsent(new StrongKey(m.deps.get(i)), k -> new ArrayDeque<>()).addLast(i);
@@ -61,9 +65,10 @@ final class Matching {
 
     /**
      * Strong matches as {client-sensor time, raw delay}: for c2s the departure time and
-     * arrival - departure; for s2c (clientSide false) the arrival time and arrival - departure.
+     * arrival - departure; for s2c the arrival time and arrival - departure.
      */
-    List<long[]> strongPairs(boolean senderIsClientSensor) {
+    List<long[]> strongPairs() {
+        boolean senderIsClientSensor = direction == Direction.C2S;
         List<long[]> out = new ArrayList<>();
         for (int j = 0; j < arrs.size(); j++) {
             if (arrToDep[j] >= 0 && strong[j]) {
@@ -91,7 +96,8 @@ final class Matching {
      * arrival takes the latest unmatched departure of the same bytes that left before it,
      * compared on the client's timeline.
      */
-    void weakMatch(LongUnaryOperator serverToClient, boolean senderIsServer) {
+    void weakMatch(LongUnaryOperator serverToClient) {
+        boolean senderIsServer = direction == Direction.S2C;
         Map<WeakKey, List<Integer>> byKey = new HashMap<>();
         for (int i = 0; i < deps.size(); i++) {
             if (depToArr[i] < 0) {

@@ -66,7 +66,7 @@ public record SensorClock(long offsetUs, long uncertaintyUs, boolean reliable, b
     private static SensorClock withDrift(SensorClock constant, Matching c2s, Matching s2c) {
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
-        for (long[] p : c2s.strongPairs(true)) {
+        for (long[] p : c2s.strongPairs()) {
             first = Math.min(first, p[0]);
             last = Math.max(last, p[0]);
         }
@@ -74,8 +74,8 @@ public record SensorClock(long offsetUs, long uncertaintyUs, boolean reliable, b
             return constant;
         }
         long width = (last - first) / DRIFT_WINDOWS + 1;
-        long[][] minCs = windowMinima(c2s.strongPairs(true), first, width);
-        long[][] minSc = windowMinima(s2c.strongPairs(false), first, width);
+        long[][] minCs = windowMinima(c2s.strongPairs(), first, width);
+        long[][] minSc = windowMinima(s2c.strongPairs(), first, width);
         List<double[]> points = new ArrayList<>();
         for (int w = 0; w < DRIFT_WINDOWS; w++) {
             if (minCs[w] != null && minSc[w] != null) {
@@ -101,10 +101,10 @@ public record SensorClock(long offsetUs, long uncertaintyUs, boolean reliable, b
         long epoch = Math.round(mt);
         long lowCs = Long.MAX_VALUE;
         long lowSc = Long.MAX_VALUE;
-        for (long[] p : c2s.strongPairs(true)) {
+        for (long[] p : c2s.strongPairs()) {
             lowCs = Math.min(lowCs, p[1] - Math.round(mo + slope * (p[0] - epoch)));
         }
-        for (long[] p : s2c.strongPairs(false)) {
+        for (long[] p : s2c.strongPairs()) {
             lowSc = Math.min(lowSc, p[1] + Math.round(mo + slope * (p[0] - epoch)));
         }
         if (lowCs + lowSc < 0) {

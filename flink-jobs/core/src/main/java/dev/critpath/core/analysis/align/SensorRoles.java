@@ -1,6 +1,7 @@
 package dev.critpath.core.analysis.align;
 
 import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.event.SensorRole;
@@ -42,16 +43,17 @@ final class SensorRoles {
      * is short there and the server's long, and the other way round near the server.
      */
     private static double nearClientScore(SensorView v) {
-        long clientTurn = minTurnaround(v.pkts, false);
-        long serverTurn = minTurnaround(v.pkts, true);
+        long clientTurn = minTurnaround(v.pkts, Direction.S2C);
+        long serverTurn = minTurnaround(v.pkts, Direction.C2S);
         if (clientTurn == Long.MAX_VALUE || serverTurn == Long.MAX_VALUE) {
             return 0;
         }
         return clientTurn - (double) serverTurn;
     }
 
-    /** Minimum time from a packet of direction fromC2s to the first reply acknowledging it. */
-    static long minTurnaround(List<Packet> pkts, boolean fromC2s) {
+    /** Minimum time from a packet of one direction to the first reply acknowledging it. */
+    static long minTurnaround(List<Packet> pkts, Direction from) {
+        boolean fromC2s = from == Direction.C2S;
         ArrayDeque<Packet> pending = new ArrayDeque<>();
         long best = Long.MAX_VALUE;
         for (Packet p : pkts) {

@@ -2,6 +2,7 @@ package dev.critpath.core.analysis.align;
 
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.clean.Packet;
@@ -66,7 +67,7 @@ public final class Timeline {
 
     /** The remote end's events one half of the minimum round trip away from the sensor's. */
     private static Timeline singleSensor(SensorView v, boolean atClient) {
-        long minRtt = SensorRoles.minTurnaround(v.pkts, atClient);
+        long minRtt = SensorRoles.minTurnaround(v.pkts, Direction.of(atClient));
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
         List<Tx> txs = new ArrayList<>(v.pkts.size());
         for (Packet p : v.pkts) {
@@ -87,15 +88,15 @@ public final class Timeline {
 
     private static Timeline twoPoint(SensorView client, SensorView server, PathPrior prior) {
         List<Tx> txs = new ArrayList<>(client.pkts.size() + server.pkts.size());
-        Matching c2s = Matching.match(client.pkts, server.pkts, true);
-        Matching s2c = Matching.match(server.pkts, client.pkts, false);
+        Matching c2s = Matching.match(client.pkts, server.pkts, Direction.C2S);
+        Matching s2c = Matching.match(server.pkts, client.pkts, Direction.S2C);
         SensorClock clock = SensorClock.estimate(c2s, s2c, prior);
-        c2s.weakMatch(clock::serverToClient, false);
-        s2c.weakMatch(clock::serverToClient, true);
+        c2s.weakMatch(clock::serverToClient);
+        s2c.weakMatch(clock::serverToClient);
         c2s.emit(txs, t -> t, clock::serverToClient);
         s2c.emit(txs, clock::serverToClient, t -> t);
-        long minOwdC2s = orElse(minObservedOwd(txs, true), prior.owdC2sUs());
-        long minOwdS2c = orElse(minObservedOwd(txs, false), prior.owdS2cUs());
+        long minOwdC2s = orElse(minObservedOwd(txs, Direction.C2S), prior.owdC2sUs());
+        long minOwdS2c = orElse(minObservedOwd(txs, Direction.S2C), prior.owdS2cUs());
         long minRtt = minOwdC2s >= 0 && minOwdS2c >= 0 ? minOwdC2s + minOwdS2c : -1;
         CaptureGaps gaps = CaptureGaps.fill(txs, minOwdC2s, minOwdS2c);
         return new Timeline(CaptureMode.TWO_POINT, txs, client, server, clock, minOwdC2s, minOwdS2c, minRtt, gaps);
@@ -105,10 +106,10 @@ public final class Timeline {
         return observed >= 0 ? observed : known;
     }
 
-    private static long minObservedOwd(List<Tx> txs, boolean c2s) {
+    private static long minObservedOwd(List<Tx> txs, Direction dir) {
         long best = Long.MAX_VALUE;
         for (Tx t : txs) {
-            if (t.c2s() == c2s && t.dep() != Tx.NONE && t.arr() != Tx.NONE) {
+            if (t.direction() == dir && t.dep() != Tx.NONE && t.arr() != Tx.NONE) {
                 best = Math.min(best, t.arr() - t.dep());
             }
         }
@@ -121,8 +122,9 @@ public final class Timeline {
         for (int i = 0; i < txs.size(); i++) {
             txs.get(i).numbered(i);
         }
-        markNewAtReceiver(txs, true);
-        markNewAtReceiver(txs, false);
+        for (Direction dir : Direction.values()) {
+            markNewAtReceiver(txs, dir);
+        }
     }
 
     private static long sortTime(Tx t) {
@@ -130,10 +132,10 @@ public final class Timeline {
     }
 
     /** Flags the arrivals that brought the receiver bytes it did not have yet. */
-    private static void markNewAtReceiver(List<Tx> txs, boolean dir) {
+    private static void markNewAtReceiver(List<Tx> txs, Direction dir) {
         List<Tx> arrivals = new ArrayList<>();
         for (Tx t : txs) {
-            if (t.c2s() == dir && t.arr() != Tx.NONE && t.p.carriesSeqSpace()) {
+            if (t.direction() == dir && t.arr() != Tx.NONE && t.p.carriesSeqSpace()) {
                 arrivals.add(t);
             }
         }

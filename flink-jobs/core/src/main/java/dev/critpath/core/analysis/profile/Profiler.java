@@ -95,8 +95,8 @@ public final class Profiler {
         }
         if (segment) {
             // the restarted handshake was counted by the segment before
-            c2s.packets -= packetsBefore(tl, true, spanStartUs);
-            s2c.packets -= packetsBefore(tl, false, spanStartUs);
+            c2s.packets -= packetsBefore(tl, Direction.C2S, spanStartUs);
+            s2c.packets -= packetsBefore(tl, Direction.S2C, spanStartUs);
         }
         ConnectionProfile profile = new ConnectionProfile(uid, trace.communityId(), trace.clientAddr(), trace.clientPort(),
                 trace.serverAddr(), trace.serverPort(),
@@ -122,10 +122,10 @@ public final class Profiler {
     }
 
     /** Packets of one direction the sender simulation counted that left before {@code us}. */
-    private static long packetsBefore(Timeline tl, boolean c2s, long us) {
+    private static long packetsBefore(Timeline tl, Direction dir, long us) {
         long n = 0;
         for (Tx t : tl.txs) {
-            if (t.c2s() == c2s && t.dep() != Tx.NONE && t.dep() < us) {
+            if (t.direction() == dir && t.dep() != Tx.NONE && t.dep() < us) {
                 n++;
             }
         }

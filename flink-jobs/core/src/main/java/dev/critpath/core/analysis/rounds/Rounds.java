@@ -41,9 +41,9 @@ public final class Rounds {
         parent = new int[2 * txs.size()];
         arcKind = new PathArc.Kind[2 * txs.size()];
         Arrays.fill(parent, NO_NODE);
-        clientEvents = eventsAt(true);
+        clientEvents = eventsAt(Endpoint.CLIENT);
         linkEndpoint(clientEvents);
-        linkEndpoint(eventsAt(false));
+        linkEndpoint(eventsAt(Endpoint.SERVER));
     }
 
     /** Every event's dependency, from the timeline and what the senders' replay learned. */
@@ -107,12 +107,12 @@ public final class Rounds {
      * then by node. Sorted as packed primitive keys (time since the first event, arrival bit,
      * node) where they fit, which is every connection the job caps; otherwise as triples.
      */
-    private int[] eventsAt(boolean client) {
+    private int[] eventsAt(Endpoint endpoint) {
         int n = 0;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (Tx t : txs) {
-            long at = t.c2s() == client ? t.dep() : t.arr();
+            long at = t.direction().sender() == endpoint ? t.dep() : t.arr();
             if (at != Tx.NONE) {
                 n++;
                 first = Math.min(first, at);
@@ -126,12 +126,12 @@ public final class Rounds {
         int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
         int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
         if (timeBits + 1 + nodeBits > 63) {
-            return eventsAtUnpacked(client);
+            return eventsAtUnpacked(endpoint);
         }
         long[] keys = new long[n];
         int i = 0;
         for (Tx t : txs) {
-            boolean sentHere = t.c2s() == client;
+            boolean sentHere = t.direction().sender() == endpoint;
             long at = sentHere ? t.dep() : t.arr();
             if (at != Tx.NONE) {
                 int node = sentHere ? dep(t.idx()) : arr(t.idx());
@@ -146,10 +146,10 @@ public final class Rounds {
         return out;
     }
 
-    private int[] eventsAtUnpacked(boolean client) {
+    private int[] eventsAtUnpacked(Endpoint endpoint) {
         List<long[]> ev = new ArrayList<>();
         for (Tx t : txs) {
-            boolean sentHere = t.c2s() == client;
+            boolean sentHere = t.direction().sender() == endpoint;
             if (sentHere && t.dep() != Tx.NONE) {
                 ev.add(new long[] {t.dep(), 1, dep(t.idx())});
             } else if (!sentHere && t.arr() != Tx.NONE) {
