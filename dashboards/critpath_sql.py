@@ -18,8 +18,15 @@ TABLES = ("profiles", "exchanges", "critical_path", "screening", "dead_letters")
 # Avro types of schemas/tables as DuckDB types, for tables with no file yet
 AVRO_TO_DUCKDB = {"long": "BIGINT", "int": "INTEGER", "double": "DOUBLE", "boolean": "BOOLEAN", "string": "VARCHAR"}
 
-CATEGORIES = ("server", "client", "propagation", "queuing", "loss_timeout", "loss_fast_retransmit",
-              "loss_backoff", "idle", "server_or_queuing", "client_or_queuing", "unknown")
+
+def fields(table):
+    """The table's columns as schemas/tables/TABLE.avsc, their one source, declares them."""
+    with open(os.path.join(SCHEMAS, table + ".avsc")) as f:
+        return json.load(f)["fields"]
+
+
+# the delay categories (Category.java): the CATEGORY_us columns the profiles schema marks "category"
+CATEGORIES = tuple(f["name"].removesuffix("_us") for f in fields("profiles") if f.get("category"))
 
 BLAME_COLUMNS = ",\n".join(
     [f"  sum({c}_us) / 1e3 AS {c}_ms" for c in CATEGORIES]
@@ -94,8 +101,7 @@ def table_view(table, warehouse):
         glob = os.path.join(root, "**", "*.parquet").replace("'", "''")
         return (f"SELECT * FROM read_parquet('{glob}', hive_partitioning = true, "
                 f"hive_types = {{'dt': DATE, 'hour': INTEGER}})")
-    schema = json.load(open(os.path.join(SCHEMAS, table + ".avsc")))
-    columns = ", ".join(f"NULL::{avro_type(f['type'])} AS {f['name']}" for f in schema["fields"])
+    columns = ", ".join(f"NULL::{avro_type(f['type'])} AS {f['name']}" for f in fields(table))
     return f"SELECT {columns}, NULL::DATE AS dt, NULL::INTEGER AS hour WHERE false"
 
 

@@ -8,8 +8,6 @@ partitions dt/hour) and the same convenience views as `critpath sql`, as SQL to 
 Run it again after new partitions appear, or call hive.system.sync_partition_metadata yourself.
 """
 import argparse
-import json
-import os
 import sys
 
 import critpath_sql
@@ -66,9 +64,7 @@ def statements(location, schema):
     under = location if location.endswith("/") else location + "/"
     out = [f"CREATE SCHEMA IF NOT EXISTS {schema} WITH (location = '{location}')"]
     for table in critpath_sql.TABLES:
-        with open(os.path.join(critpath_sql.SCHEMAS, table + ".avsc")) as f:
-            fields = json.load(f)["fields"]
-        columns = ",\n  ".join(f"{f['name']} {trino_type(f['type'])}" for f in fields)
+        columns = ",\n  ".join(f"{f['name']} {trino_type(f['type'])}" for f in critpath_sql.fields(table))
         out.append(f"CREATE TABLE IF NOT EXISTS {schema}.{table} (\n  {columns},\n  dt date,\n  hour integer\n) WITH (\n"
                    f"  external_location = '{under}{table}', format = 'PARQUET', partitioned_by = ARRAY['dt', 'hour'])")
         out.append(f"CALL system.sync_partition_metadata('{schema}', '{table}', 'FULL')")

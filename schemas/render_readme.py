@@ -34,6 +34,9 @@ def main():
            "package, `critpath replay`, the pcap reader) and consumer (the engine, the streaming job) is tested",
            "against `vectors/packet-event/` (valid and invalid events, with the expected error codes in",
            "`index.json`). Community ID test vectors from the reference implementation: `vectors/community-id.json`.",
+           "The JSON Schema is the source of the field list: `PacketEventFieldsTest` (core module) holds the Avro",
+           "schema, the Java reader's `EventField.java` and the Zeek package's `Info` record to it field by field",
+           "(name, order, type, required, range).",
            "", event["description"], "",
            "| field | required | type | meaning |", "|---|---|---|---|"]
     required = set(event["required"])
@@ -45,8 +48,17 @@ def main():
     out += ["", "## Warehouse tables (output)", "",
             "Parquet under `WAREHOUSE/TABLE/dt=YYYY-MM-DD/hour=HH/part-*.parquet`, partitioned by the",
             "connection's start (UTC; the streaming job writes a long-lived connection's exchanges and arcs in",
-            "pieces, each under its segment's start, see docs/streaming.md). Schemas: `tables/*.avsc`. Times are µs; `_us` columns of the categories",
-            "add up to `duration_us` exactly."]
+            "pieces, each under its segment's start, see docs/streaming.md). Times are µs; `_us` columns of the categories",
+            "add up to `duration_us` exactly.", "",
+            "Schemas: `tables/*.avsc`, the one source of the warehouse's columns. The fields marked `\"category\": true`",
+            "are the delay categories, a `CATEGORY_us` column each in the order of `Category.java`. Every other list",
+            "of columns or categories is generated from these files or checked against them: `TableColumnsTest`",
+            "(warehouse module: the rows the Parquet writers get, column by column with their types, and `Category`),",
+            "`CategoryListsTest` (cli module: `analyze`'s table and the demo's blame summary), and",
+            "`dashboards/tests/test_columns.py` (the DuckDB and Trino views and the Superset bundle, see",
+            "dashboards/README.md). A new category: add it to `Category.java` and its column to `profiles.avsc` and",
+            "`exchanges.avsc`, run this script and `dashboards/render_bundle.py`, and give it a heading in the cli's",
+            "`ResultTable` and a line of its `BlameSummary` (`CategoryListsTest` fails until then)."]
     for table in ("profiles", "exchanges", "critical_path", "screening", "dead_letters"):
         schema = json.load(open(os.path.join(HERE, "tables", table + ".avsc")))
         out += ["", f"### {table}", "", schema["doc"], "", "| column | type | meaning |", "|---|---|---|"]

@@ -16,7 +16,8 @@ import org.apache.avro.generic.GenericRecord;
 
 /** The demo's closing words: server vs network blame over a warehouse, what the screen found, and the connections worth a look. */
 final class BlameSummary {
-    private static final String[][] GROUPS = {
+    /** A label, then the profiles columns it sums; CategoryListsTest checks that they are the categories, each once. */
+    static final String[][] GROUPS = {
         {"server", "server_us"},
         {"client", "client_us"},
         {"network: propagation", "propagation_us"},

@@ -15,7 +15,8 @@ import java.util.Map;
 
 /** The per-connection table `critpath analyze` prints: time split in ms and %, and the verdict. */
 final class ResultTable {
-    private static final Map<Category, String> HEADERS = new EnumMap<>(Map.ofEntries(
+    /** Column headings; CategoryListsTest checks that every category has one. */
+    static final Map<Category, String> HEADERS = new EnumMap<>(Map.ofEntries(
             Map.entry(Category.SERVER, "server"), Map.entry(Category.CLIENT, "client"),
             Map.entry(Category.PROPAGATION, "propagation"), Map.entry(Category.QUEUING, "queuing"),
             Map.entry(Category.LOSS_TIMEOUT, "loss:timeout"), Map.entry(Category.LOSS_FAST_RETRANSMIT, "loss:fast-rtx"),
