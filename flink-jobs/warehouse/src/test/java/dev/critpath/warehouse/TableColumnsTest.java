@@ -2,8 +2,8 @@ package dev.critpath.warehouse;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.critpath.core.analysis.Analyzer;
 import dev.critpath.core.analysis.Category;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.screen.ConnectionResult;
