@@ -9,7 +9,6 @@ import java.util.function.Predicate;
 import dev.critpath.core.lifecycle.FinishedConnection;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
@@ -162,7 +161,7 @@ final class EventSerializers {
     }
 
     /** Packet events are immutable: copies are the event itself. */
-    static final class PacketEventSerializer extends TypeSerializerSingleton<PacketEvent> {
+    static final class PacketEventSerializer extends WholeRecordSerializer<PacketEvent> {
         static final PacketEventSerializer INSTANCE = new PacketEventSerializer();
 
         @Override
@@ -171,23 +170,8 @@ final class EventSerializers {
         }
 
         @Override
-        public PacketEvent createInstance() {
-            return null;
-        }
-
-        @Override
         public PacketEvent copy(PacketEvent from) {
             return from;
-        }
-
-        @Override
-        public PacketEvent copy(PacketEvent from, PacketEvent reuse) {
-            return from;
-        }
-
-        @Override
-        public int getLength() {
-            return -1;
         }
 
         @Override
@@ -198,16 +182,6 @@ final class EventSerializers {
         @Override
         public PacketEvent deserialize(DataInputView in) throws IOException {
             return read(in, null, READING.get());
-        }
-
-        @Override
-        public PacketEvent deserialize(PacketEvent reuse, DataInputView in) throws IOException {
-            return deserialize(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            serialize(deserialize(in), out);
         }
 
         @Override
@@ -223,7 +197,7 @@ final class EventSerializers {
     }
 
     /** A finished connection's events share their strings: each is written once per record. */
-    static final class FinishedConnectionSerializer extends TypeSerializerSingleton<FinishedConnection> {
+    static final class FinishedConnectionSerializer extends WholeRecordSerializer<FinishedConnection> {
         static final FinishedConnectionSerializer INSTANCE = new FinishedConnectionSerializer();
 
         @Override
@@ -232,25 +206,10 @@ final class EventSerializers {
         }
 
         @Override
-        public FinishedConnection createInstance() {
-            return null;
-        }
-
-        @Override
         public FinishedConnection copy(FinishedConnection from) {
             // the events are immutable; the array is the only part to copy
             return new FinishedConnection(from.pathKey(), from.events() == null ? null : from.events().clone(), from.eventsOverCap(), from.flow(),
                     from.segment(), from.last());
-        }
-
-        @Override
-        public FinishedConnection copy(FinishedConnection from, FinishedConnection reuse) {
-            return copy(from);
-        }
-
-        @Override
-        public int getLength() {
-            return -1;
         }
 
         @Override
@@ -285,16 +244,6 @@ final class EventSerializers {
                 before = events[i];
             }
             return new FinishedConnection(pathKey, events, in.readLong(), readString(in, null, r), in.readInt(), in.readBoolean());
-        }
-
-        @Override
-        public FinishedConnection deserialize(FinishedConnection reuse, DataInputView in) throws IOException {
-            return deserialize(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            serialize(deserialize(in), out);
         }
 
         @Override

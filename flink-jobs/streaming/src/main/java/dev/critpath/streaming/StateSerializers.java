@@ -2,14 +2,17 @@ package dev.critpath.streaming;
 
 import dev.critpath.core.lifecycle.FlowState;
 import dev.critpath.core.lifecycle.PathState;
+import java.io.DataInput;
+import java.io.DataOutput;
 import java.io.IOException;
+import java.io.Serializable;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.util.function.SerializableSupplier;
 
 /**
  * Serializers for the core's state values in keyed state: each writes the value's own layout
@@ -23,11 +26,26 @@ final class StateSerializers {
     private StateSerializers() {
     }
 
-    /** A mutable value: a copy is its bytes read back (heap state copies only what a running checkpoint still reads). */
-    abstract static class ValueSerializer<T> extends TypeSerializerSingleton<T> {
-        abstract void write(T value, DataOutputView out) throws IOException;
+    /** How a state value writes and reads its own layout; serializable, as serializers are. */
+    interface Writer<T> extends Serializable {
+        void write(T value, DataOutput out) throws IOException;
+    }
 
-        abstract T read(DataInputView in) throws IOException;
+    interface Reader<T> extends Serializable {
+        T read(DataInput in) throws IOException;
+    }
+
+    /** A mutable value: a copy is its bytes read back (heap state copies only what a running checkpoint still reads). */
+    abstract static class ValueSerializer<T> extends WholeRecordSerializer<T> {
+        private final Writer<T> writer;
+        private final Reader<T> reader;
+        private final SerializableSupplier<TypeSerializerSnapshot<T>> snapshot;
+
+        ValueSerializer(Writer<T> writer, Reader<T> reader, SerializableSupplier<TypeSerializerSnapshot<T>> snapshot) {
+            this.writer = writer;
+            this.reader = reader;
+            this.snapshot = snapshot;
+        }
 
         @Override
         public boolean isImmutableType() {
@@ -38,65 +56,34 @@ final class StateSerializers {
         public T copy(T from) {
             try {
                 DataOutputSerializer bytes = new DataOutputSerializer(128);
-                write(from, bytes);
-                return read(new DataInputDeserializer(bytes.getSharedBuffer(), 0, bytes.length()));
+                writer.write(from, bytes);
+                return reader.read(new DataInputDeserializer(bytes.getSharedBuffer(), 0, bytes.length()));
             } catch (IOException e) {
                 throw new IllegalStateException("copying state through an array cannot fail", e);
             }
         }
 
         @Override
-        public T copy(T from, T reuse) {
-            return copy(from);
-        }
-
-        @Override
-        public int getLength() {
-            return -1;
-        }
-
-        @Override
         public void serialize(T value, DataOutputView out) throws IOException {
-            write(value, out);
+            writer.write(value, out);
         }
 
         @Override
         public T deserialize(DataInputView in) throws IOException {
-            return read(in);
+            return reader.read(in);
         }
 
         @Override
-        public T deserialize(T reuse, DataInputView in) throws IOException {
-            return read(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            write(read(in), out);
+        public TypeSerializerSnapshot<T> snapshotConfiguration() {
+            return snapshot.get();
         }
     }
 
     static final class FlowStateSerializer extends ValueSerializer<FlowState> {
         static final FlowStateSerializer INSTANCE = new FlowStateSerializer();
 
-        @Override
-        void write(FlowState value, DataOutputView out) throws IOException {
-            value.writeTo(out);
-        }
-
-        @Override
-        FlowState read(DataInputView in) throws IOException {
-            return FlowState.readFrom(in);
-        }
-
-        @Override
-        public FlowState createInstance() {
-            return new FlowState();
-        }
-
-        @Override
-        public TypeSerializerSnapshot<FlowState> snapshotConfiguration() {
-            return new FlowStateSnapshot();
+        private FlowStateSerializer() {
+            super(FlowState::writeTo, FlowState::readFrom, FlowStateSnapshot::new);
         }
     }
 
@@ -109,24 +96,8 @@ final class StateSerializers {
     static final class PathStateSerializer extends ValueSerializer<PathState> {
         static final PathStateSerializer INSTANCE = new PathStateSerializer();
 
-        @Override
-        void write(PathState value, DataOutputView out) throws IOException {
-            value.writeTo(out);
-        }
-
-        @Override
-        PathState read(DataInputView in) throws IOException {
-            return PathState.readFrom(in);
-        }
-
-        @Override
-        public PathState createInstance() {
-            return new PathState();
-        }
-
-        @Override
-        public TypeSerializerSnapshot<PathState> snapshotConfiguration() {
-            return new PathStateSnapshot();
+        private PathStateSerializer() {
+            super(PathState::writeTo, PathState::readFrom, PathStateSnapshot::new);
         }
     }
 

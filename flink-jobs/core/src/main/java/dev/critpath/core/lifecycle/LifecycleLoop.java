@@ -65,8 +65,9 @@ public final class LifecycleLoop {
         return timers.size();
     }
 
-    public ConnectionLifecycle lifecycle() {
-        return lifecycle;
+    /** The flow's state, null when none is held. */
+    public FlowState stateOf(String flow) {
+        return states.get(flow);
     }
 
     /** The actions on one flow, carried out on the maps. */

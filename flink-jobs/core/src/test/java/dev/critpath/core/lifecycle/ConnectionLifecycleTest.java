@@ -3,6 +3,7 @@ package dev.critpath.core.lifecycle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.testing.Conversation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;

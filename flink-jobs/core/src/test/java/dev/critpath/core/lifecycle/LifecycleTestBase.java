@@ -1,17 +1,9 @@
 package dev.critpath.core.lifecycle;
 
-import dev.critpath.core.event.CommunityId;
-import dev.critpath.core.event.PacketEvent;
-import dev.critpath.core.event.SensorRole;
-import dev.critpath.core.event.TcpFlags;
 import java.time.Duration;
 
-/** Hand-built packets at fixed instants (ms of event time), and the stream's default life cycle. */
+/** The stream's default life cycle, and caps to test it at; packets come from {@link dev.critpath.core.testing.Conversation}. */
 abstract class LifecycleTestBase {
-    static final String CLIENT = "10.0.0.1";
-    static final String SERVER = "10.0.0.2";
-    static final int SERVER_PORT = 80;
-
     static LifecycleConfig defaults() {
         return new LifecycleConfig(Duration.ofSeconds(5), Duration.ofSeconds(120), Duration.ofSeconds(60), 200_000,
                 Duration.ofSeconds(60), Duration.ofSeconds(1), 200_000, 2_000_000, 100_000);
@@ -21,80 +13,5 @@ abstract class LifecycleTestBase {
         LifecycleConfig d = defaults();
         return new LifecycleConfig(d.closeGrace(), d.idleTimeout(), d.allowedLateness(), maxEventsPerConnection, d.segmentAfter(),
                 d.segmentQuiet(), maxFlows, d.maxBufferedEvents(), d.maxHalfOpenFlows());
-    }
-
-    /** A connection from CLIENT:clientPort as one sensor saw it; each packet continues the sequence numbers of the ones before. */
-    static final class Conversation {
-        private final String sensor;
-        private final int clientPort;
-        private final long clientIsn;
-        private final long shiftMs;
-        private long clientNext;
-        private long serverNext;
-
-        /** @param shiftMs added to every instant: a sensor whose clock runs behind (negative) or ahead */
-        Conversation(String sensor, int clientPort, long clientIsn, long shiftMs) {
-            this.sensor = sensor;
-            this.clientPort = clientPort;
-            this.clientIsn = clientIsn;
-            this.shiftMs = shiftMs;
-            this.clientNext = clientIsn + 1;
-            this.serverNext = 5_001;
-        }
-
-        Conversation() {
-            this("client-site", 40_000, 1_000, 0);
-        }
-
-        String flow() {
-            return CommunityId.tcpV1(CLIENT, clientPort, SERVER, SERVER_PORT, 0);
-        }
-
-        PacketEvent syn(long ms) {
-            return packet(ms, true, TcpFlags.SYN, clientIsn, 0, 0);
-        }
-
-        PacketEvent synAck(long ms) {
-            return packet(ms, false, TcpFlags.SYN | TcpFlags.ACK, serverNext - 1, clientNext, 0);
-        }
-
-        /** The client acknowledges everything the server sent. */
-        PacketEvent ack(long ms) {
-            return packet(ms, true, TcpFlags.ACK, clientNext, serverNext, 0);
-        }
-
-        PacketEvent request(long ms) {
-            PacketEvent e = packet(ms, true, TcpFlags.ACK | TcpFlags.PSH, clientNext, serverNext, 100);
-            clientNext += 100;
-            return e;
-        }
-
-        PacketEvent response(long ms) {
-            PacketEvent e = packet(ms, false, TcpFlags.ACK | TcpFlags.PSH, serverNext, clientNext, 1000);
-            serverNext += 1000;
-            return e;
-        }
-
-        PacketEvent clientFin(long ms) {
-            PacketEvent e = packet(ms, true, TcpFlags.FIN | TcpFlags.ACK, clientNext, serverNext, 0);
-            clientNext++;
-            return e;
-        }
-
-        PacketEvent serverFin(long ms) {
-            PacketEvent e = packet(ms, false, TcpFlags.FIN | TcpFlags.ACK, serverNext, clientNext, 0);
-            serverNext++;
-            return e;
-        }
-
-        PacketEvent rst(long ms) {
-            return packet(ms, true, TcpFlags.RST, clientNext, 0, 0);
-        }
-
-        private PacketEvent packet(long ms, boolean fromClient, int flags, long seq, long ack, int len) {
-            return new PacketEvent(sensor, SensorRole.UNKNOWN, (ms + shiftMs) * 1000, flow(), CLIENT, clientPort, SERVER, SERVER_PORT,
-                    fromClient, flags, seq, ack, len, 64_240, 7, (flags & TcpFlags.SYN) != 0 ? 1460 : PacketEvent.ABSENT, Boolean.TRUE, null,
-                    PacketEvent.ABSENT, PacketEvent.ABSENT, PacketEvent.ABSENT, 64, PacketEvent.ABSENT);
-        }
     }
 }
