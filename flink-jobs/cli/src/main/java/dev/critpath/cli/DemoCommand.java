@@ -81,7 +81,7 @@ final class DemoCommand implements Callable<Integer> {
     private void runJob(String bootstrap, Path checkpoints, long connections, PrintWriter err) throws Exception {
         StreamConfig cfg = StreamConfig.defaults(bootstrap, warehouse.toAbsolutePath().toString()).withBounded(true)
                 .withCheckpointing(Duration.ofSeconds(2), checkpoints.toUri().toString());
-        CritpathJob job = new CritpathJob(cfg);
+        CritpathJob job = CritpathJob.kafkaToParquet(cfg);
         StreamExecutionEnvironment env = job.localEnvironment();
         job.build(env);
         JobClient client = env.executeAsync("critpath demo");

@@ -277,7 +277,7 @@ final class StreamBenchCommand implements Callable<Integer> {
         double job0 = cpuSeconds(ProcessHandle.current());
         double broker0 = cpuSeconds(kafka.process());
         long t0 = System.nanoTime();
-        CritpathJob job = new CritpathJob(cfg);
+        CritpathJob job = CritpathJob.kafkaToParquet(cfg);
         job.run(job.localEnvironment());
         return new Usage((System.nanoTime() - t0) / 1e9, cpuSeconds(ProcessHandle.current()) - job0, cpuSeconds(kafka.process()) - broker0);
     }
@@ -407,7 +407,7 @@ final class StreamBenchCommand implements Callable<Integer> {
     }
 
     private static JobClient start(StreamConfig cfg) throws Exception {
-        CritpathJob job = new CritpathJob(cfg);
+        CritpathJob job = CritpathJob.kafkaToParquet(cfg);
         StreamExecutionEnvironment env = job.localEnvironment();
         job.build(env);
         return env.executeAsync("critpath bench-stream");

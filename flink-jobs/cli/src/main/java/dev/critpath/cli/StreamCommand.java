@@ -42,7 +42,7 @@ final class StreamCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         StreamConfig cfg = options.config();
-        CritpathJob job = new CritpathJob(cfg);
+        CritpathJob job = CritpathJob.kafkaToParquet(cfg);
         PrintWriter err = spec.commandLine().getErr();
         Thread sweep = orphanSweep(cfg, FileTime.from(Instant.now()), err);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(job.flinkConfiguration());

@@ -34,7 +34,7 @@ class ContainerKafkaJobTest {
                 Path warehouse = tmp.resolve("wh");
                 StreamConfig cfg = StreamConfig.defaults(kafka.bootstrapServers(), warehouse.toString()).withTopic(topic, "container-test")
                         .withBounded(true).withCheckpointing(Duration.ofSeconds(1), null).withParallelism(2);
-                CritpathJob job = new CritpathJob(cfg);
+                CritpathJob job = CritpathJob.kafkaToParquet(cfg);
                 job.run(job.localEnvironment());
             }
             LabReplay.assertTablesEqual(LabReplay.expectedRows(events), LabReplay.warehouseRows(tmp.resolve("wh")));

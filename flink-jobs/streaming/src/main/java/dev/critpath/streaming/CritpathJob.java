@@ -1,14 +1,18 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.lifecycle.FinishedConnection;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.java.tuple.Tuple2;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -28,7 +32,8 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 
 /**
  * The critpath streaming job: packet events from Kafka, one connection per flow key, analysis per
- * network path, Parquet out. Every step is the core engine's; this class only wires them.
+ * network path, Parquet out. Every step is the core engine's; this class only wires them, between
+ * the source and sinks it is given ({@link #kafkaToParquet} for `critpath stream`).
  *
  * <pre>
  * Kafka --parse--> events --keyBy(flow)--> ConnectionAssemblyFunction --keyBy(path)--> PathAnalysisFunction
@@ -42,12 +47,36 @@ public final class CritpathJob {
     private static final String LOOPBACK = "127.0.0.1";
 
     private final StreamConfig cfg;
+    private final EventSource source;
+    private final TableSinks sinks;
 
-    public CritpathJob(StreamConfig cfg) {
+    /**
+     * Where the packet events come from: records that are each an event or a dead letter, and the
+     * source operator's name and uid (the uid names its state in checkpoints).
+     */
+    public record EventSource(Source<Incoming, ?, ?> source, String name, String uid) {
+    }
+
+    /**
+     * Where each table's rows go, with the partition path beside each row; {@code kind} names the
+     * sink operators ("parquet: profiles").
+     */
+    public record TableSinks(String kind, Function<WarehouseTable, Sink<Tuple2<String, GenericRecord>>> forTable) {
+    }
+
+    public CritpathJob(StreamConfig cfg, EventSource source, TableSinks sinks) {
         if (!cfg.problems().isEmpty()) {
             throw new IllegalArgumentException(String.join("; ", cfg.problems()));
         }
         this.cfg = cfg;
+        this.source = source;
+        this.sinks = sinks;
+    }
+
+    /** The job `critpath stream` runs: the sensors' topics in Kafka to the Parquet warehouse. */
+    public static CritpathJob kafkaToParquet(StreamConfig cfg) {
+        return new CritpathJob(cfg, new EventSource(kafkaSource(cfg), "packet events (Kafka)", "kafka-source"),
+                new TableSinks("parquet", table -> WarehouseSink.forTable(cfg.warehouse(), table.tableName(), table.schema())));
     }
 
     /** Flink settings the job needs (checkpoints, state backend, restarts), for the environment it runs in. */
@@ -94,7 +123,6 @@ public final class CritpathJob {
         if (cfg.parallelism() > 0) {
             env.setParallelism(cfg.parallelism());
         }
-        KafkaSource<Incoming> source = kafkaSource();
         long outOfOrderness = cfg.outOfOrderness().toMillis();
         long maxAhead = cfg.maxSensorAhead().toMillis();
         long quietSensor = cfg.idleness().toMillis();
@@ -104,7 +132,7 @@ public final class CritpathJob {
                 .withIdleness(cfg.idleness())
                 .withWatermarkAlignment("critpath-sensors", cfg.alignmentMaxDrift(), Duration.ofSeconds(1));
 
-        SingleOutputStreamOperator<PacketEvent> events = env.fromSource(source, time, "packet events (Kafka)").uid("kafka-source")
+        SingleOutputStreamOperator<PacketEvent> events = env.fromSource(source.source(), time, source.name()).uid(source.uid())
                 .process(new SplitDeadLetters(), EventSerializers.PACKET_EVENT).name("parse and validate").uid("split-dead-letters");
 
         SingleOutputStreamOperator<FinishedConnection> connections = events
@@ -113,7 +141,7 @@ public final class CritpathJob {
                 .uid("assemble-connections");
 
         SingleOutputStreamOperator<Tuple2<String, GenericRecord>> profiles = connections
-                .keyBy(c -> c.pathKey)
+                .keyBy(FinishedConnection::pathKey)
                 .process(new PathAnalysisFunction()).returns(WarehouseSink.rowType(WarehouseTable.PROFILES.schema()))
                 .name("critical path analysis (keyed by path)").uid("path-analysis");
 
@@ -133,7 +161,7 @@ public final class CritpathJob {
         return env.execute("critpath");
     }
 
-    private KafkaSource<Incoming> kafkaSource() {
+    private static KafkaSource<Incoming> kafkaSource(StreamConfig cfg) {
         var b = KafkaSource.<Incoming>builder()
                 .setProperties(cfg.kafkaClient().properties()) // first: the job's own settings below take precedence
                 .setBootstrapServers(cfg.bootstrapServers())
@@ -148,7 +176,6 @@ public final class CritpathJob {
     }
 
     private void sink(DataStream<Tuple2<String, GenericRecord>> rows, WarehouseTable table) {
-        rows.sinkTo(WarehouseSink.forTable(cfg.warehouse(), table.tableName(), table.schema()))
-                .name("parquet: " + table.tableName()).uid("sink-" + table.tableName());
+        rows.sinkTo(sinks.forTable().apply(table)).name(sinks.kind() + ": " + table.tableName()).uid("sink-" + table.tableName());
     }
 }

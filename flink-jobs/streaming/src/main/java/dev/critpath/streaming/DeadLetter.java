@@ -1,5 +1,6 @@
 package dev.critpath.streaming;
 
+import dev.critpath.core.lifecycle.Rejection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,6 +14,11 @@ import java.util.Map;
  */
 public record DeadLetter(long tsUs, String reason, String detail, String sensor, String source, String raw) {
     public static final int MAX_RAW = 4096;
+
+    /** What the core's life cycle or path analysis could not use, with the event it concerns. */
+    static DeadLetter of(Rejection r) {
+        return new DeadLetter(r.event().tsUs(), r.reason(), r.detail(), r.event().sensor(), r.event().communityId(), r.raw());
+    }
 
     /** The row of the dead_letters table. */
     public Map<String, Object> columns() {

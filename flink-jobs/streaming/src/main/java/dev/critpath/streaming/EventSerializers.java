@@ -6,12 +6,9 @@ import dev.critpath.core.event.StringCache;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.function.Predicate;
-import org.apache.flink.api.common.serialization.SerializerConfig;
+import dev.critpath.core.lifecycle.FinishedConnection;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
-import org.apache.flink.api.common.typeutils.base.TypeSerializerSingleton;
 import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
@@ -28,6 +25,8 @@ final class EventSerializers {
     static final TypeInformation<FinishedConnection> FINISHED_CONNECTION =
             new SerializerTypeInfo<>(FinishedConnection.class, FinishedConnectionSerializer.INSTANCE);
 
+    /** The layout of {@link #write}; a finished connection's adds its own fields around its events. */
+    private static final int FORMAT = 1;
     private static final int NULL = -1;
     private static final int SAME_AS_BEFORE = -2;
     /** values() copies its array on every call: once per event read, it was a twentieth of the analysis. */
@@ -162,7 +161,7 @@ final class EventSerializers {
     }
 
     /** Packet events are immutable: copies are the event itself. */
-    static final class PacketEventSerializer extends TypeSerializerSingleton<PacketEvent> {
+    static final class PacketEventSerializer extends WholeRecordSerializer<PacketEvent> {
         static final PacketEventSerializer INSTANCE = new PacketEventSerializer();
 
         @Override
@@ -171,23 +170,8 @@ final class EventSerializers {
         }
 
         @Override
-        public PacketEvent createInstance() {
-            return null;
-        }
-
-        @Override
         public PacketEvent copy(PacketEvent from) {
             return from;
-        }
-
-        @Override
-        public PacketEvent copy(PacketEvent from, PacketEvent reuse) {
-            return from;
-        }
-
-        @Override
-        public int getLength() {
-            return -1;
         }
 
         @Override
@@ -201,29 +185,19 @@ final class EventSerializers {
         }
 
         @Override
-        public PacketEvent deserialize(PacketEvent reuse, DataInputView in) throws IOException {
-            return deserialize(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            serialize(deserialize(in), out);
-        }
-
-        @Override
         public TypeSerializerSnapshot<PacketEvent> snapshotConfiguration() {
             return new PacketEventSnapshot();
         }
     }
 
-    public static final class PacketEventSnapshot extends SimpleTypeSerializerSnapshot<PacketEvent> {
+    public static final class PacketEventSnapshot extends VersionedSnapshot<PacketEvent> {
         public PacketEventSnapshot() {
-            super(() -> PacketEventSerializer.INSTANCE);
+            super("packet event", FORMAT, () -> PacketEventSerializer.INSTANCE);
         }
     }
 
     /** A finished connection's events share their strings: each is written once per record. */
-    static final class FinishedConnectionSerializer extends TypeSerializerSingleton<FinishedConnection> {
+    static final class FinishedConnectionSerializer extends WholeRecordSerializer<FinishedConnection> {
         static final FinishedConnectionSerializer INSTANCE = new FinishedConnectionSerializer();
 
         @Override
@@ -232,25 +206,10 @@ final class EventSerializers {
         }
 
         @Override
-        public FinishedConnection createInstance() {
-            return new FinishedConnection();
-        }
-
-        @Override
         public FinishedConnection copy(FinishedConnection from) {
             // the events are immutable; the array is the only part to copy
-            return new FinishedConnection(from.pathKey, from.events == null ? null : from.events.clone(), from.eventsOverCap, from.flow,
-                    from.segment, from.last);
-        }
-
-        @Override
-        public FinishedConnection copy(FinishedConnection from, FinishedConnection reuse) {
-            return copy(from);
-        }
-
-        @Override
-        public int getLength() {
-            return -1;
+            return new FinishedConnection(from.pathKey(), from.events() == null ? null : from.events().clone(), from.eventsOverCap(), from.flow(),
+                    from.segment(), from.last());
         }
 
         @Override
@@ -259,17 +218,18 @@ final class EventSerializers {
         }
 
         private static void writeFields(FinishedConnection c, DataOutputView out) throws IOException {
-            writeString(out, c.pathKey, null);
-            out.writeInt(c.events == null ? NULL : c.events.length);
+            writeString(out, c.pathKey(), null);
+            PacketEvent[] events = c.events();
+            out.writeInt(events == null ? NULL : events.length);
             PacketEvent before = null;
-            for (int i = 0; c.events != null && i < c.events.length; i++) {
-                write(c.events[i], out, before);
-                before = c.events[i];
+            for (int i = 0; events != null && i < events.length; i++) {
+                write(events[i], out, before);
+                before = events[i];
             }
-            out.writeLong(c.eventsOverCap);
-            writeString(out, c.flow, null);
-            out.writeInt(c.segment);
-            out.writeBoolean(c.last);
+            out.writeLong(c.eventsOverCap());
+            writeString(out, c.flow(), null);
+            out.writeInt(c.segment());
+            out.writeBoolean(c.last());
         }
 
         @Override
@@ -287,96 +247,14 @@ final class EventSerializers {
         }
 
         @Override
-        public FinishedConnection deserialize(FinishedConnection reuse, DataInputView in) throws IOException {
-            return deserialize(in);
-        }
-
-        @Override
-        public void copy(DataInputView in, DataOutputView out) throws IOException {
-            serialize(deserialize(in), out);
-        }
-
-        @Override
         public TypeSerializerSnapshot<FinishedConnection> snapshotConfiguration() {
             return new FinishedConnectionSnapshot();
         }
     }
 
-    public static final class FinishedConnectionSnapshot extends SimpleTypeSerializerSnapshot<FinishedConnection> {
+    public static final class FinishedConnectionSnapshot extends VersionedSnapshot<FinishedConnection> {
         public FinishedConnectionSnapshot() {
-            super(() -> FinishedConnectionSerializer.INSTANCE);
-        }
-    }
-
-    /** Type information that is nothing but a given serializer. */
-    private static final class SerializerTypeInfo<T> extends TypeInformation<T> {
-        private final Class<T> type;
-        private final TypeSerializer<T> serializer;
-
-        SerializerTypeInfo(Class<T> type, TypeSerializer<T> serializer) {
-            this.type = type;
-            this.serializer = serializer;
-        }
-
-        @Override
-        public boolean isBasicType() {
-            return false;
-        }
-
-        @Override
-        public boolean isTupleType() {
-            return false;
-        }
-
-        @Override
-        public int getArity() {
-            return 1;
-        }
-
-        @Override
-        public int getTotalFields() {
-            return 1;
-        }
-
-        @Override
-        public Class<T> getTypeClass() {
-            return type;
-        }
-
-        @Override
-        public boolean isKeyType() {
-            return false;
-        }
-
-        @Override
-        public TypeSerializer<T> createSerializer(SerializerConfig config) {
-            return serializer;
-        }
-
-        @Override
-        @Deprecated
-        public TypeSerializer<T> createSerializer(org.apache.flink.api.common.ExecutionConfig config) {
-            return serializer;
-        }
-
-        @Override
-        public String toString() {
-            return type.getSimpleName() + " (critpath serializer)";
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof SerializerTypeInfo<?> other && other.type == type;
-        }
-
-        @Override
-        public int hashCode() {
-            return type.hashCode();
-        }
-
-        @Override
-        public boolean canEqual(Object o) {
-            return o instanceof SerializerTypeInfo<?>;
+            super("finished connection", FORMAT, () -> FinishedConnectionSerializer.INSTANCE);
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.critpath.streaming;
 
+import dev.critpath.core.lifecycle.LifecycleConfig;
 import dev.critpath.streaming.kafka.KafkaClientProperties;
 import java.io.Serializable;
 import java.time.Duration;
@@ -122,6 +123,12 @@ public record StreamConfig(
         return new StreamConfig(bootstrapServers, kafkaClient, topics, groupId, warehouse, bounded, outOfOrderness, idleness, alignmentMaxDrift,
                 allowedLateness, closeGrace, idleTimeout, segments, maxEventsPerConnection, c, maxSensorAhead, clientPrefixV4, clientPrefixV6,
                 checkpointInterval, checkpointDir, stateBackend, parallelism);
+    }
+
+    /** The connection stage's life cycle as these options set it. */
+    public LifecycleConfig lifecycle() {
+        return new LifecycleConfig(closeGrace, idleTimeout, allowedLateness, maxEventsPerConnection, segments.after(), segments.quiet(),
+                caps.flows(), caps.bufferedEvents(), caps.halfOpenFlows());
     }
 
     /** Configuration mistakes as one readable sentence each; empty when fine. */

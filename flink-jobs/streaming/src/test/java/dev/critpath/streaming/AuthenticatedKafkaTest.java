@@ -52,7 +52,7 @@ class AuthenticatedKafkaTest {
         Path warehouse = tmp.resolve("wh");
         StreamConfig cfg = StreamConfig.defaults(kafka.authenticatedBootstrapServers(), warehouse.toString()).withKafkaClient(client)
                 .withTopic(topic, "test-" + topic).withBounded(true).withCheckpointing(Duration.ofSeconds(1), null).withParallelism(2);
-        CritpathJob job = new CritpathJob(cfg);
+        CritpathJob job = CritpathJob.kafkaToParquet(cfg);
         job.run(job.localEnvironment());
 
         Map<WarehouseTable, Map<String, List<String>>> expected = LabReplay.expectedRows(events);

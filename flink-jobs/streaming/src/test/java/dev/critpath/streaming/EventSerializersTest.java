@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
+import dev.critpath.core.lifecycle.FinishedConnection;
 import dev.critpath.core.testing.Repo;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -60,12 +61,12 @@ class EventSerializersTest {
         assertTrue(out.length() < alone.length() * 3 / 4, out.length() + " bytes for the connection, " + alone.length() + " for its events alone");
 
         FinishedConnection back = EventSerializers.FinishedConnectionSerializer.INSTANCE.deserialize(new DataInputDeserializer(out.getSharedBuffer(), 0, out.length()));
-        assertEquals(List.of("path", 3L, "flow", 2, true), List.of(back.pathKey, back.eventsOverCap, back.flow, back.segment, back.last));
-        assertEquals(events.size(), back.events.length);
+        assertEquals(List.of("path", 3L, "flow", 2, true), List.of(back.pathKey(), back.eventsOverCap(), back.flow(), back.segment(), back.last()));
+        assertEquals(events.size(), back.events().length);
         for (int i = 0; i < events.size(); i++) {
-            assertSameEvent(events.get(i), back.events[i]);
+            assertSameEvent(events.get(i), back.events()[i]);
         }
-        assertSame(back.events[0].communityId(), back.events[1].communityId(), "one string per connection, not per packet");
+        assertSame(back.events()[0].communityId(), back.events()[1].communityId(), "one string per connection, not per packet");
     }
 
     /**
@@ -92,7 +93,7 @@ class EventSerializersTest {
             assertSameEvent(events.get(i), back.get(i));
         }
         FinishedConnection connection = EventSerializers.FinishedConnectionSerializer.INSTANCE.deserialize(in);
-        assertEquals(events.size(), connection.events.length);
+        assertEquals(events.size(), connection.events().length);
         assertEquals(-1, in.read(), "everything read back, nothing more");
         PacketEvent first = back.get(0);
         for (PacketEvent e : back.subList(1, back.size())) {
@@ -103,7 +104,7 @@ class EventSerializersTest {
                 assertSame(first.respH(), e.respH());
             }
         }
-        assertSame(first.communityId(), connection.events[0].communityId(), "shared across records read by one thread");
+        assertSame(first.communityId(), connection.events()[0].communityId(), "shared across records read by one thread");
     }
 
     /** Every field, as the sensors' JSON record has it (records compare arrays by reference). */

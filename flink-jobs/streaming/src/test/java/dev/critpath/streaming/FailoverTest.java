@@ -33,7 +33,7 @@ class FailoverTest extends JobTestBase {
 
         Path warehouse = tmp.resolve("wh-failover");
         StreamConfig cfg = boundedJob(topic, warehouse).withBounded(false).withCheckpointing(Duration.ofMillis(500), tmp.resolve("checkpoints").toUri().toString());
-        CritpathJob job = new CritpathJob(cfg);
+        CritpathJob job = CritpathJob.kafkaToParquet(cfg);
         Configuration conf = job.flinkConfiguration();
         try (MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder().setConfiguration(conf)
                 .setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build())) {

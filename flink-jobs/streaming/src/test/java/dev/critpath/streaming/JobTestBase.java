@@ -32,7 +32,7 @@ abstract class JobTestBase {
     }
 
     static void run(StreamConfig cfg) throws Exception {
-        CritpathJob job = new CritpathJob(cfg);
+        CritpathJob job = CritpathJob.kafkaToParquet(cfg);
         job.run(job.localEnvironment());
     }
 }

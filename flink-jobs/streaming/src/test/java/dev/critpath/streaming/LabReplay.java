@@ -89,12 +89,21 @@ final class LabReplay {
 
     /** What the warehouse holds, in the same shape. Fails on a row seen twice: exactly once. */
     static Map<WarehouseTable, Map<String, List<String>>> warehouseRows(Path warehouse) throws IOException {
-        Map<WarehouseTable, Map<String, List<String>>> out = new java.util.EnumMap<>(WarehouseTable.class);
+        Map<WarehouseTable, List<GenericRecord>> read = new java.util.EnumMap<>(WarehouseTable.class);
         for (WarehouseTable table : WarehouseTable.values()) {
+            read.put(table, WarehouseReader.read(warehouse, table));
+        }
+        return rows(read);
+    }
+
+    /** Rows as they came out of the job, in the same shape. Fails on a row seen twice: exactly once. */
+    static Map<WarehouseTable, Map<String, List<String>>> rows(Map<WarehouseTable, List<GenericRecord>> byTable) {
+        Map<WarehouseTable, Map<String, List<String>>> out = new java.util.EnumMap<>(WarehouseTable.class);
+        for (WarehouseTable table : byTable.keySet()) {
             if (table == WarehouseTable.DEAD_LETTERS) {
                 continue;
             }
-            for (GenericRecord g : WarehouseReader.read(warehouse, table)) {
+            for (GenericRecord g : byTable.get(table)) {
                 String key = rowKey(table, g);
                 if (out.computeIfAbsent(table, k -> new TreeMap<>()).put(key, normalised(g)) != null) {
                     throw new AssertionError(table.tableName() + " holds row " + key + " twice");

@@ -28,7 +28,7 @@ class LocalClusterExposureTest extends JobTestBase {
     void everySocketTheLocalClusterListensOnIsLoopback() throws Exception {
         Set<String> before = new HashSet<>(listening());
         kafka.createTopic("exposure", 1);
-        CritpathJob job = new CritpathJob(StreamConfig.defaults(kafka.bootstrapServers(), tmp.resolve("wh-exposure").toString())
+        CritpathJob job = CritpathJob.kafkaToParquet(StreamConfig.defaults(kafka.bootstrapServers(), tmp.resolve("wh-exposure").toString())
                 .withTopic("exposure", "test-exposure").withCheckpointing(Duration.ofSeconds(1), null).withParallelism(1));
         StreamExecutionEnvironment env = job.localEnvironment();
         job.build(env);

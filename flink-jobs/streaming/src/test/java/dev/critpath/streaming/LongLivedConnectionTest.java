@@ -3,10 +3,10 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.ExchangeProfile;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.testing.LabFixtures;

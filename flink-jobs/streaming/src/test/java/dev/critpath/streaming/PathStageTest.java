@@ -3,13 +3,14 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.lifecycle.PathState;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;
@@ -96,7 +97,7 @@ class PathStageTest extends JobTestBase {
     @Test
     void theOrderConnectionsReachThePathMovesOnlyThePropagationQueuingSplitWithinItsBound() throws Exception {
         Analyzer analyzer = Analyzer.defaults();
-        PathAnalysisFunction.PathState path = new PathAnalysisFunction.PathState();
+        PathState path = new PathState();
         path.learn(analyzer.analyze(trace(Repo.testdata("lab/think-100ms"))).profile());
         ConnectionTrace second = trace(Repo.testdata("lab/fast-retransmit"));
         ConnectionAnalysis first = analyzer.analyze(second);
@@ -109,7 +110,7 @@ class PathStageTest extends JobTestBase {
             assertEquals(a.fromUs(), after.arcs().get(i).fromUs());
             assertEquals(a.toUs(), after.arcs().get(i).toUs());
             if (a.kind() == PathArc.Kind.NETWORK) {
-                bound += a.direction() == Direction.C2S ? first.profile().timing.minOwdC2sUs() - path.owdC2sUs : first.profile().timing.minOwdS2cUs() - path.owdS2cUs;
+                bound += a.direction() == Direction.C2S ? first.profile().timing.minOwdC2sUs() - path.owdC2sUs() : first.profile().timing.minOwdS2cUs() - path.owdS2cUs();
             }
         }
         for (Category c : Category.ALL) {

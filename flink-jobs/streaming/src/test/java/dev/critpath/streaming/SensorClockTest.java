@@ -35,7 +35,7 @@ class SensorClockTest extends JobTestBase {
         String topic = "sensor-clock-" + partitions;
         kafka.createTopic(topic, partitions);
         Path warehouse = tmp.resolve("wh-clock-" + partitions);
-        CritpathJob job = new CritpathJob(boundedJob(topic, warehouse).withBounded(false).withParallelism(Math.min(2, partitions)));
+        CritpathJob job = CritpathJob.kafkaToParquet(boundedJob(topic, warehouse).withBounded(false).withParallelism(Math.min(2, partitions)));
         StreamExecutionEnvironment env = job.localEnvironment();
         job.build(env);
         JobClient client = env.executeAsync("critpath");

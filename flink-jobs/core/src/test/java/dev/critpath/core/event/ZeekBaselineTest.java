@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.JsonSchema;
-import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;

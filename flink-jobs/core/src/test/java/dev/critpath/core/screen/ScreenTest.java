@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.ConnectionProfile;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.testing.HandTrace;
 import java.util.List;
 import java.util.Properties;

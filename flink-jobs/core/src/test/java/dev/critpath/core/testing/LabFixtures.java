@@ -2,9 +2,9 @@ package dev.critpath.core.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;

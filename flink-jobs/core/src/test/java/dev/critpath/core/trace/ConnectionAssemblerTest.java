@@ -3,8 +3,8 @@ package dev.critpath.core.trace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.HandTrace;

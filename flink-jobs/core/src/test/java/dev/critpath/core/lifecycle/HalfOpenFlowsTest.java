@@ -1,4 +1,4 @@
-package dev.critpath.streaming;
+package dev.critpath.core.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package dev.critpath.streaming;
+package dev.critpath.core.lifecycle;
 
 import dev.critpath.core.event.PacketEvent;
 import java.util.ArrayList;

@@ -1,0 +1,247 @@
+package dev.critpath.core.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.testing.Conversation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The connection life cycle as timelines: packets and watermarks in the order a stream delivers
+ * them, and after each step what came out (connections, segments, dead letters). Every timeline
+ * ends with the end of input, after which nothing may be held.
+ */
+class ConnectionLifecycleTest extends LifecycleTestBase {
+    /** One step of a timeline, and what it must put out. */
+    record Step(String what, Consumer<LifecycleLoop> action, List<String> out) {
+        @Override
+        public String toString() {
+            return what;
+        }
+    }
+
+    static Step send(PacketEvent e, String... out) {
+        return new Step("event at " + e.tsUs() / 1000 + " ms", loop -> loop.add(e), List.of(out));
+    }
+
+    static Step watermark(long ms, String... out) {
+        return new Step("watermark " + ms + " ms", loop -> loop.advanceWatermark(ms), List.of(out));
+    }
+
+    static Step end(String... out) {
+        return new Step("end of input", LifecycleLoop::endOfInput, List.of(out));
+    }
+
+    /** What a step held afterwards: flows with state (connections, tombstones) and timers. */
+    static Step holds(int flows, int timers) {
+        return new Step("holds " + flows + " flows, " + timers + " timers", loop -> {
+            assertEquals(flows, loop.flowsWithState(), "flows with state");
+            assertEquals(timers, loop.timersSet(), "timers");
+        }, List.of());
+    }
+
+    static Stream<Arguments> timelines() {
+        Conversation closed = new Conversation();
+        Conversation idle = new Conversation();
+        Conversation client = new Conversation();
+        Conversation serverBehind = new Conversation("server-site", 40_000, 1_000, -3_000);
+        Conversation capped = new Conversation();
+        Conversation straggling = new Conversation();
+        Conversation first = new Conversation();
+        Conversation reuse = new Conversation("client-site", 40_000, 9_000, 0);
+        Conversation longLived = new Conversation();
+        Conversation unanswered = new Conversation();
+        Conversation answered = new Conversation();
+        Conversation held = new Conversation();
+        Conversation refused = new Conversation("client-site", 40_001, 1_000, 0);
+        Conversation reset = new Conversation();
+        return Stream.of(
+                Arguments.of("close after FIN, once the watermark passed the close grace", defaults(), List.of(
+                        send(closed.syn(1000)), send(closed.synAck(1010)), send(closed.ack(1020)), send(closed.request(1030)),
+                        send(closed.response(1040)), send(closed.ack(1050)), send(closed.clientFin(1060)), send(closed.serverFin(1070)),
+                        send(closed.ack(1080)), holds(1, 2), // the flow's timer, and the half-open sweep's its SYN set
+                        watermark(6079), holds(1, 2), // the FIN's timer (6060) found later events and moved on
+                        watermark(6080, "connection: 9 events"), holds(1, 2), // the tombstone and its timer
+                        end())),
+                Arguments.of("an RST closes as a FIN does", defaults(), List.of(
+                        send(reset.syn(1000)), send(reset.synAck(1010)), send(reset.request(1020)), send(reset.rst(1030)),
+                        watermark(6029), watermark(6030, "connection: 4 events"), end())),
+                Arguments.of("no FIN: finalised after the idle timeout", defaults(), List.of(
+                        send(idle.syn(1000)), send(idle.synAck(1010)), send(idle.ack(1020)), send(idle.request(1030)),
+                        send(idle.response(1040)), send(idle.ack(1050)),
+                        watermark(121_049), watermark(121_050, "connection: 6 events"), end())),
+                Arguments.of("a sensor running behind: its events, older than the watermark, count from the watermark", defaults(), List.of(
+                        send(client.syn(1000)), send(client.synAck(1010)), send(client.ack(1020)), send(client.request(1030)),
+                        watermark(5000),
+                        send(serverBehind.syn(4000)), send(serverBehind.synAck(4010)), send(serverBehind.ack(4020)), send(serverBehind.request(4030)),
+                        watermark(121_030), // the client site's last event alone would have been due here
+                        watermark(124_999), watermark(125_000, "connection: 8 events"), end())),
+                Arguments.of("an event too old for a flow no longer held is late", defaults(), List.of(
+                        watermark(100_000), send(client.syn(39_999), "dead letter late_event"), holds(0, 0), end())),
+                Arguments.of("at the per-connection cap, events are counted, not kept", withCaps(10, 200_000), List.of(
+                        send(capped.syn(1000)), send(capped.synAck(1010)), send(capped.ack(1020)),
+                        send(capped.request(1030)), send(capped.response(1040)), send(capped.request(1050)), send(capped.response(1060)),
+                        send(capped.request(1070)), send(capped.response(1080)), send(capped.request(1090)), send(capped.response(1100)),
+                        send(capped.request(1110)), send(capped.response(1120)),
+                        send(capped.clientFin(1130)), send(capped.serverFin(1140)), send(capped.ack(1150)),
+                        watermark(6149), watermark(6150, "connection: 10 events, 6 over the cap"), end())),
+                Arguments.of("the tombstone swallows stragglers, then expires", defaults(), List.of(
+                        send(straggling.syn(1000)), send(straggling.synAck(1010)), send(straggling.ack(1020)),
+                        send(straggling.clientFin(1030)), send(straggling.serverFin(1040)),
+                        watermark(6040, "connection: 5 events"),
+                        send(straggling.ack(7000), "dead letter late_event"),
+                        send(straggling.syn(7100), "dead letter late_event"), // the same ISN: a re-sent SYN, not a new connection
+                        holds(1, 2),
+                        watermark(66_039), holds(1, 2),
+                        watermark(66_040), holds(0, 1), // allowed lateness after finalising: forgotten (the sweep's timer is left)
+                        send(straggling.ack(6_039), "dead letter late_event"), // no flow held, older than the allowed lateness
+                        end())),
+                Arguments.of("a fresh SYN with another ISN ends the tombstone at once", defaults(), List.of(
+                        send(first.syn(1000)), send(first.synAck(1010)), send(first.clientFin(1020)), send(first.serverFin(1030)),
+                        watermark(6030, "connection: 4 events"),
+                        send(reuse.syn(7000)), send(reuse.synAck(7010)), send(reuse.ack(7020)),
+                        watermark(66_030), holds(1, 2), // the tombstone's timer found the new connection and moved on
+                        watermark(127_019), watermark(127_020, "connection: 3 events"), end())),
+                Arguments.of("a long-lived connection is cut where it went quiet, its handshake restarted", defaults(), List.of(
+                        send(longLived.syn(1000)), send(longLived.synAck(1010)), send(longLived.ack(1020)),
+                        send(longLived.request(1030)), send(longLived.response(1040)), send(longLived.ack(1050)),
+                        send(longLived.request(31_000)), send(longLived.response(31_010)), send(longLived.ack(31_020)),
+                        send(longLived.request(61_000)), send(longLived.response(61_010)), send(longLived.ack(61_020)), // open 60 s
+                        watermark(62_019, "segment 0: 9 events"), // quiet for 1 s after 31,020 ms, everything acknowledged
+                        watermark(62_020, "segment 1: 5 events"), // the restarted handshake and the exchange since, quiet in turn
+                        send(longLived.request(90_000)), send(longLived.response(90_010)), send(longLived.ack(90_020)),
+                        send(longLived.clientFin(90_030)), send(longLived.serverFin(90_040)), send(longLived.ack(90_050)),
+                        watermark(95_050, "last segment 2: 8 events"), // the restarted SYN and SYN/ACK, and what came since
+                        end())),
+                Arguments.of("a SYN nobody answers is set aside after the idle timeout, holding no flow", defaults(), List.of(
+                        send(unanswered.syn(1000)), send(unanswered.syn(2000)), holds(0, 1), // the half-open table's sweep timer
+                        watermark(121_999), watermark(122_000, "dead letter half_open_connection"), holds(0, 0), end())),
+                Arguments.of("the answer moves a half-open flow's packets into its connection", defaults(), List.of(
+                        send(answered.syn(1000)), send(answered.syn(2000)), send(answered.synAck(2010)), send(answered.ack(2020)),
+                        watermark(122_019), watermark(122_020, "connection: 4 events"), end())),
+                Arguments.of("beyond the flow cap a new connection is refused", withCaps(200_000, 1), List.of(
+                        send(held.syn(1000)), send(held.synAck(1010)),
+                        send(refused.syn(1020)), send(refused.synAck(1030), "dead letter flow_table_full"),
+                        watermark(121_010, "connection: 2 events"),
+                        end("dead letter half_open_connection")))); // the refused flow's SYN, still waiting for an answer
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("timelines")
+    void timeline(String name, LifecycleConfig cfg, List<Step> steps) {
+        List<String> out = new ArrayList<>();
+        ConnectionLifecycle lifecycle = new ConnectionLifecycle(cfg, t -> t.serverAddr() + ":" + t.serverPort());
+        LifecycleLoop loop = new LifecycleLoop(lifecycle, c -> out.add(describe(c)), r -> out.add("dead letter " + r.reason()));
+        for (Step step : steps) {
+            out.clear();
+            step.action().accept(loop);
+            assertEquals(step.out(), out, step.what());
+        }
+        assertEquals(List.of(0, 0, 0L, 0L, 0), List.of(loop.flowsWithState(), loop.timersSet(), lifecycle.flowsHeld(),
+                lifecycle.eventsBuffered(), lifecycle.halfOpenFlowsHeld()), "nothing held after the end of input");
+    }
+
+    /** The first packet that engages a flow sets its idle timer; a FIN moves it to the close grace now, not when it fires. */
+    @Test
+    void aFinMovesTheFlowsTimerForward() {
+        ConnectionLifecycle lifecycle = new ConnectionLifecycle(defaults(), t -> "path");
+        Conversation c = new Conversation();
+        List<String> actions = new ArrayList<>();
+        RecordedActions out = new RecordedActions(actions);
+        FlowState s = null;
+        lifecycle.onEvent(c.flow(), s, c.synAck(1000), Long.MIN_VALUE, out);
+        assertEquals(List.of("buffer", "set timer 121000", "store"), actions);
+        actions.clear();
+        lifecycle.onEvent(c.flow(), out.stored, c.serverFin(2000), 1500, out);
+        assertEquals(List.of("buffer", "delete timer 121000", "set timer 7000", "store"), actions);
+        actions.clear();
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.synAck(1000), c.serverFin(2000)), out);
+        assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 67000", "store"), actions, "the tombstone");
+    }
+
+    private static String describe(FinishedConnection c) {
+        String events = c.events().length + " events" + (c.eventsOverCap() > 0 ? ", " + c.eventsOverCap() + " over the cap" : "");
+        if (c.whole()) {
+            return "connection: " + events;
+        }
+        return (c.last() ? "last segment " : "segment ") + c.segment() + ": " + events;
+    }
+
+    /** The actions as words, and the state last stored. */
+    private static final class RecordedActions implements LifecycleActions {
+        private final List<String> actions;
+        FlowState stored;
+
+        RecordedActions(List<String> actions) {
+            this.actions = actions;
+        }
+
+        @Override
+        public void buffer(PacketEvent e) {
+            actions.add("buffer");
+        }
+
+        @Override
+        public void countOverCap(PacketEvent e) {
+            actions.add("over cap");
+        }
+
+        @Override
+        public void replaceBuffer(List<PacketEvent> events) {
+            actions.add("replace buffer");
+        }
+
+        @Override
+        public void clearBuffer() {
+            actions.add("clear buffer");
+        }
+
+        @Override
+        public void setTimer(long atMs) {
+            actions.add("set timer " + atMs);
+        }
+
+        @Override
+        public void deleteTimer(long atMs) {
+            actions.add("delete timer " + atMs);
+        }
+
+        @Override
+        public void store(FlowState state) {
+            stored = state;
+            actions.add("store");
+        }
+
+        @Override
+        public void clear() {
+            actions.add("clear");
+        }
+
+        @Override
+        public void emit(FinishedConnection connection) {
+            actions.add("emit");
+        }
+
+        @Override
+        public void finalised() {
+            actions.add("connection finalised");
+        }
+
+        @Override
+        public void segmentCut() {
+            actions.add("segment cut");
+        }
+
+        @Override
+        public void reject(Rejection rejection) {
+            actions.add("dead letter " + rejection.reason());
+        }
+    }
+}
