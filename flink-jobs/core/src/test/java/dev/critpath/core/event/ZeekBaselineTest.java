@@ -5,43 +5,49 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.networknt.schema.JsonSchema;
-import dev.critpath.core.analysis.ConnectionAnalysis;
-import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.pcap.PcapEvents;
-import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;
+import dev.critpath.core.testing.ZeekLabEvents;
+import dev.critpath.core.testing.ZeekSensor;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The Zeek package and the Java pcap reader hold to one contract even where Zeek cannot run: the
- * package's committed btest baselines (Zeek's own output on two lab captures, made and checked
- * with a Zeek built from source) must pass the JSON Schema and the codec, equal the Java reader's
- * events for the same captures field by field, and give identical profiles.
+ * The Zeek package and the Java pcap reader hold to one contract even where Zeek cannot run, on
+ * Zeek's own output committed with a Zeek built from source (ZeekEqualityTest checks, where Zeek
+ * is installed, that it is still what Zeek writes): its events for every lab capture
+ * (testdata/zeek/lab, from zeek-scripts/tools/lab-events) pass the JSON Schema and give the Java
+ * reader's analysis rows, and the package's btest baselines are the Java reader's events field by
+ * field.
  */
 class ZeekBaselineTest {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
-    @Test
-    void zeeksEventsAreTheJavaReadersEventsAndGiveTheSameProfiles() throws Exception {
-        List<PacketEvent> zeekClient = baseline("tests.client-site");
-        List<PacketEvent> zeekServer = baseline("tests.server-site");
-        Path lab = Repo.testdata("lab/sack-fast-retransmit");
-        List<PacketEvent> javaClient = PcapEvents.readAll(lab.resolve("client.pcap"), "lab-client", SensorRole.CLIENT);
-        List<PacketEvent> javaServer = PcapEvents.readAll(lab.resolve("server.pcap"), "lab-server", SensorRole.SERVER);
-        assertSameEvents(javaClient, zeekClient);
-        assertSameEvents(javaServer, zeekServer);
+    static List<String> labScenarios() throws Exception {
+        return ZeekLabEvents.scenarios();
+    }
 
-        ConnectionAnalysis fromZeek = Analyzer.defaults().analyze(LabFixtures.oneConnection(zeekClient, zeekServer));
-        ConnectionAnalysis fromJava = Analyzer.defaults().analyze(LabFixtures.oneConnection(javaClient, javaServer));
-        assertEquals(fromJava.profile().columns(), fromZeek.profile().columns());
-        assertEquals(fromJava.arcColumns(), fromZeek.arcColumns());
-        assertTrue(fromZeek.profile().fastRetransmits() >= 1, "the lab's dropped segment came back by fast retransmit");
+    @ParameterizedTest
+    @MethodSource("labScenarios")
+    void zeeksEventsForEveryLabCaptureGiveTheJavaReadersAnalysis(String scenario) throws Exception {
+        for (String side : ZeekLabEvents.SIDES) {
+            assertValid(ZeekLabEvents.lines(ZeekLabEvents.committed(), scenario, side), scenario + "/" + side);
+        }
+        ZeekLabEvents.assertJavaReaderAgrees(ZeekLabEvents.committed(), scenario);
+    }
+
+    /** A new or renamed lab scenario needs Zeek's events too (zeek-scripts/tools/lab-events), and a gone one none. */
+    @Test
+    void zeeksLabEventsAreThoseOfTheLabsScenarios() throws Exception {
+        try (Stream<Path> dirs = Files.list(ZeekLabEvents.committed())) {
+            assertEquals(ZeekLabEvents.scenarios(), dirs.map(d -> d.getFileName().toString()).sorted().toList());
+        }
     }
 
     /**
@@ -58,37 +64,40 @@ class ZeekBaselineTest {
     }
 
     /**
-     * The package's hand-made captures (zeek-scripts/testing/Traces): packet stamps that go
-     * backwards, a capture that starts at the server's SYN/ACK (and holds a ping), packets longer
-     * than they were on the wire, which Zeek discards and the package reads from their bytes.
+     * The btests on a lab connection as each site's sensor logs it, and on the package's hand-made
+     * captures (zeek-scripts/testing/Traces): packet stamps that go backwards, a capture that starts
+     * at the server's SYN/ACK (and holds a ping), packets longer than they were on the wire, which
+     * Zeek discards and the package reads from their bytes.
      */
     @ParameterizedTest
     @CsvSource({
-        "backwards-ts, lab-client, CLIENT",
-        "synack-first, lab-server, SERVER",
-        "truncated-ip-len, lab-client, CLIENT"})
-    void theHandMadeCapturesGiveTheJavaReadersEvents(String trace, String sensor, SensorRole role) throws Exception {
-        List<PacketEvent> zeek = baseline("tests." + trace);
-        Path pcap = Repo.root().resolve("zeek-scripts/testing/Traces").resolve(trace + ".pcap");
-        assertSameEvents(PcapEvents.readAll(pcap, sensor, role), zeek);
+        "client-site, testdata/lab/sack-fast-retransmit/client.pcap, lab-client, CLIENT",
+        "server-site, testdata/lab/sack-fast-retransmit/server.pcap, lab-server, SERVER",
+        "backwards-ts, zeek-scripts/testing/Traces/backwards-ts.pcap, lab-client, CLIENT",
+        "synack-first, zeek-scripts/testing/Traces/synack-first.pcap, lab-server, SERVER",
+        "truncated-ip-len, zeek-scripts/testing/Traces/truncated-ip-len.pcap, lab-client, CLIENT"})
+    void theBtestBaselinesAreTheJavaReadersEvents(String test, String capture, String sensor, SensorRole role) throws Exception {
+        List<PacketEvent> zeek = baseline("tests." + test);
+        assertSameEvents(PcapEvents.readAll(Repo.root().resolve(capture), sensor, role), zeek);
     }
 
-    /** A baseline log: one JSON event per line, each valid by the JSON Schema and the codec. */
+    /** A btest baseline log: one JSON event per line, each valid by the JSON Schema and the codec. */
     private static List<PacketEvent> baseline(String test) throws Exception {
         Path log = Repo.root().resolve("zeek-scripts/testing/Baseline").resolve(test).resolve("critpath_packets.log");
+        List<String> lines = Files.readAllLines(log).stream()
+                .filter(line -> !line.isBlank() && !line.startsWith("#")) // btest-diff headers
+                .toList();
+        assertValid(lines, log.toString());
+        assertTrue(lines.size() >= 5, log + " holds the connection");
+        return ZeekSensor.parse(lines);
+    }
+
+    private static void assertValid(List<String> events, String where) throws Exception {
         JsonSchema schema = PacketEventVectorsTest.jsonSchema();
-        PacketEventJson codec = PacketEventJson.standard();
-        List<PacketEvent> out = new ArrayList<>();
-        for (String line : Files.readAllLines(log)) {
-            if (line.isBlank() || line.startsWith("#")) {
-                continue; // btest-diff headers
-            }
+        for (String line : events) {
             var errors = schema.validate(MAPPER.readTree(line));
-            assertTrue(errors.isEmpty(), log + ": " + errors + " in " + line);
-            out.add(codec.parse(line));
+            assertTrue(errors.isEmpty(), where + ": " + errors + " in " + line);
         }
-        assertTrue(out.size() >= 5, log + " holds the connection");
-        return out;
     }
 
     private static void assertSameEvents(List<PacketEvent> java, List<PacketEvent> zeek) {

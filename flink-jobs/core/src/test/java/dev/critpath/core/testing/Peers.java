@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the peer analysers (tshark, tcptrace) that the accuracy tests compare against. */
@@ -14,12 +15,18 @@ public final class Peers {
     }
 
     public static boolean available(String tool) {
+        return onPath(tool).isPresent();
+    }
+
+    /** The tool's executable in the first PATH directory that has one. */
+    public static Optional<Path> onPath(String tool) {
         for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin").split(":")) {
-            if (Files.isExecutable(Path.of(dir, tool))) {
-                return true;
+            Path p = Path.of(dir, tool);
+            if (Files.isExecutable(p)) {
+                return Optional.of(p);
             }
         }
-        return false;
+        return Optional.empty();
     }
 
     /** Runs a command and returns its standard output lines; fails the test on a non-zero exit. */
@@ -47,15 +54,19 @@ public final class Peers {
 
     /** The public captures under ../shared/traces/public that libpcap can read. */
     public static List<Path> publicCaptures() throws IOException {
+        return publicFiles().stream()
+                .filter(f -> !f.getFileName().toString().endsWith(".snoop") && !f.getFileName().toString().endsWith(".snp"))
+                .toList();
+    }
+
+    /** Every capture under ../shared/traces/public, the Solaris snoop files libpcap cannot read included. */
+    public static List<Path> publicFiles() throws IOException {
         Path dir = Repo.shared("traces/public");
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
         try (var s = Files.walk(dir)) {
-            return s.filter(Files::isRegularFile)
-                    .filter(f -> !f.getFileName().toString().endsWith(".md"))
-                    .filter(f -> !f.getFileName().toString().endsWith(".snoop") && !f.getFileName().toString().endsWith(".snp"))
-                    .sorted().toList();
+            return s.filter(Files::isRegularFile).filter(f -> !f.getFileName().toString().endsWith(".md")).sorted().toList();
         }
     }
 }
