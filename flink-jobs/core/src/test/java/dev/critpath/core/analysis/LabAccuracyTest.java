@@ -9,6 +9,7 @@ import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.testing.LabFixtures.Connection;
 import dev.critpath.core.testing.LabFixtures.Scenario;
 import dev.critpath.core.testing.LabFixtures;
+import dev.critpath.core.testing.Skipped;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -29,7 +30,9 @@ class LabAccuracyTest {
     @TestFactory
     Stream<DynamicNode> everyScenarioAgreesWithItsTruth() {
         List<Scenario> scenarios = LabFixtures.all();
-        assumeTrue(!scenarios.isEmpty(), "no lab fixtures under testdata/lab");
+        if (scenarios.isEmpty()) {
+            return Skipped.because("no lab fixtures under testdata/lab");
+        }
         return scenarios.stream().map(s -> DynamicContainer.dynamicContainer(s.name(),
                 s.connections().stream().map(c -> DynamicContainer.dynamicContainer("port " + c.clientPort(), checks(s, c)))));
     }
