@@ -17,7 +17,7 @@ import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
-import dev.critpath.streaming.Replay;
+import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.ParquetTables;
 import dev.critpath.warehouse.WarehouseTable;
 import java.io.BufferedWriter;

@@ -1,7 +1,7 @@
 package dev.critpath.cli;
 
 import dev.critpath.core.event.SensorRole;
-import dev.critpath.streaming.Replay;
+import dev.critpath.kafka.Replay;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -20,4 +20,14 @@ final class Checkout {
         }
         throw new IllegalStateException("cannot find the critpath checkout; run from it or set CRITPATH_HOME");
     }
+
+    /** The trace lab's committed two-point runs: the demo's and the benchmarks' traffic. */
+    static Path labRuns() {
+        return root().resolve("testdata/lab");
+    }
+
+    /** The Kafka broker's jars the build copies, from which LocalKafka starts a broker. */
+    static Path kafkaBrokerLib() {
+        return root().resolve("flink-jobs/kafka-broker/target/lib");
+    }
 }

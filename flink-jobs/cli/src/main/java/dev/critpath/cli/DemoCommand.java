@@ -2,9 +2,9 @@ package dev.critpath.cli;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.streaming.CritpathJob;
-import dev.critpath.streaming.Replay;
+import dev.critpath.kafka.Replay;
 import dev.critpath.streaming.StreamConfig;
-import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.kafka.LocalKafka;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.io.IOException;
@@ -49,7 +49,7 @@ final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintWriter err = spec.commandLine().getErr();
-        Path dir = fixtures != null ? fixtures : Checkout.root().resolve("testdata/lab");
+        Path dir = fixtures != null ? fixtures : Checkout.labRuns();
         List<Path> runs = Replay.labRunsUnder(dir);
         if (runs.isEmpty()) {
             err.println("critpath demo: no lab runs (client.pcap + server.pcap) under " + dir);
@@ -61,7 +61,7 @@ final class DemoCommand implements Callable<Integer> {
         Path scratch = Files.createTempDirectory("critpath-demo");
         try {
             say(err, "starting a Kafka broker (KRaft, single node) ...");
-            try (LocalKafka kafka = LocalKafka.start(Checkout.root().resolve("flink-jobs/kafka-broker/target/lib"), scratch.resolve("kafka"))) {
+            try (LocalKafka kafka = LocalKafka.start(Checkout.kafkaBrokerLib(), scratch.resolve("kafka"))) {
                 say(err, "  ready at " + kafka.bootstrapServers());
                 kafka.createTopic(TOPIC, 3);
                 say(err, String.format(java.util.Locale.ROOT, "replaying %d lab runs as two sensors: %,d packet events, %d connections", runs.size(), events.size(), connections));

@@ -1,6 +1,6 @@
 package dev.critpath.cli;
 
-import dev.critpath.streaming.kafka.KafkaClientProperties;
+import dev.critpath.kafka.KafkaClientProperties;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 

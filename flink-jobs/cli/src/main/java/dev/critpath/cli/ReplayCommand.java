@@ -1,8 +1,8 @@
 package dev.critpath.cli;
 
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.streaming.Replay;
-import dev.critpath.streaming.kafka.KafkaClientProperties;
+import dev.critpath.kafka.Replay;
+import dev.critpath.kafka.KafkaClientProperties;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Comparator;

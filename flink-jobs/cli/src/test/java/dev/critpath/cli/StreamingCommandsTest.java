@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.testing.Repo;
-import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.kafka.LocalKafka;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Files;

@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.testing.Repo;
-import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.kafka.LocalKafka;
+import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.io.IOException;

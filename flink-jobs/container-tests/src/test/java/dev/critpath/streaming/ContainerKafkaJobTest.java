@@ -1,7 +1,8 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.kafka.LocalKafka;
+import dev.critpath.kafka.Replay;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.lifecycle.LifecycleConfig;
-import dev.critpath.streaming.kafka.KafkaClientProperties;
+import dev.critpath.kafka.KafkaClientProperties;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.List;

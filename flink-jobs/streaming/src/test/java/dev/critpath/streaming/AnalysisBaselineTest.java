@@ -11,6 +11,7 @@ import dev.critpath.core.testing.Peers;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
+import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.AvroRows;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.charset.StandardCharsets;

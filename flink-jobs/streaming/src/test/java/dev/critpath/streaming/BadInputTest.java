@@ -7,6 +7,7 @@ import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
+import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.charset.StandardCharsets;

@@ -9,6 +9,7 @@ import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.lifecycle.FinishedConnection;
 import dev.critpath.core.testing.Repo;
+import dev.critpath.kafka.Replay;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

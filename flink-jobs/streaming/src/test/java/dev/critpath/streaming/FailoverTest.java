@@ -3,6 +3,7 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;

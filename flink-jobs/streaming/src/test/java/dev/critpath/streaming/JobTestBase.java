@@ -1,7 +1,7 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.testing.Repo;
-import dev.critpath.streaming.kafka.LocalKafka;
+import dev.critpath.kafka.LocalKafka;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;

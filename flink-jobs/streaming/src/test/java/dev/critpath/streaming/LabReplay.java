@@ -12,6 +12,7 @@ import dev.critpath.core.screen.Screen;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
+import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.AvroRows;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;

@@ -16,6 +16,7 @@ import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.trace.ConnectionAssembler;
 import dev.critpath.core.trace.ConnectionTrace;
+import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
-package dev.critpath.cli;
+package dev.critpath.bench;
 
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.streaming.Replay;
+import dev.critpath.kafka.Replay;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

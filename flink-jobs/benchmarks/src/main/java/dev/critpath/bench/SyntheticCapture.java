@@ -1,4 +1,4 @@
-package dev.critpath.cli;
+package dev.critpath.bench;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;

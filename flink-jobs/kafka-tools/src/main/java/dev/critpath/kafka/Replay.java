@@ -1,4 +1,4 @@
-package dev.critpath.streaming;
+package dev.critpath.kafka;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
@@ -6,7 +6,6 @@ import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.pcap.PcapReader;
 import dev.critpath.core.pcap.PcapFormatException;
-import dev.critpath.streaming.kafka.KafkaClientProperties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

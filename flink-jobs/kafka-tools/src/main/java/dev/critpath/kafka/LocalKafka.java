@@ -1,4 +1,4 @@
-package dev.critpath.streaming.kafka;
+package dev.critpath.kafka;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -272,8 +272,7 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
-    /** Kafka's cluster ids are base64url UUIDs without padding. */
-    /** A cluster id as Kafka's own Uuid makes them: never with a leading '-', which the format tool would read as an option. */
+    /** A cluster id as Kafka's own Uuid makes them (base64url, no padding): never with a leading '-', which the format tool would read as an option. */
     private static String kafkaUuid() {
         while (true) {
             UUID u = UUID.randomUUID();

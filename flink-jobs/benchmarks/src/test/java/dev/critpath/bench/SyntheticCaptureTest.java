@@ -1,4 +1,4 @@
-package dev.critpath.cli;
+package dev.critpath.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 

@@ -1,4 +1,4 @@
-package dev.critpath.streaming.kafka;
+package dev.critpath.kafka;
 
 import java.io.IOException;
 import java.io.Reader;
