@@ -7,7 +7,6 @@ import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.InvalidEventException;
 import dev.critpath.core.event.JsonLines;
-import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
