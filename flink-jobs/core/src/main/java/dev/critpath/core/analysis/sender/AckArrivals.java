@@ -67,9 +67,13 @@ final class AckArrivals {
 
     /**
      * The receiver's window in bytes; SYN segments are never scaled (RFC 7323). Caught mid-stream
-     * the scale is unknown, so the window is too (-1) rather than wrongly tiny.
+     * the scale is unknown, so the window is too (-1) rather than wrongly tiny. A reset's window
+     * field means nothing (stacks send 0), so it leaves the window as it was.
      */
     private long window(Tx a) {
+        if (a.has(TcpFlags.RST)) {
+            return s.rwnd;
+        }
         if (a.has(TcpFlags.SYN)) {
             return a.p.win;
         }

@@ -130,6 +130,18 @@ class SenderSimTest {
     }
 
     @Test
+    void aResetsWindowIsNoZeroWindow() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r).data(1000);
+        h.c(r + 30.1).rst().window(0);         // the client aborts; a reset's window field means nothing
+        h.s(r + 50).data(1000);                // still in flight when the reset arrives
+        Steps s = Steps.run(h.bothSensors());
+        assertEquals(0, s.senders().s2c().zeroWindowEpisodes);
+        assertEquals(0, s.senders().s2c().zeroWindowUs);
+    }
+
+    @Test
     void dataBeyondTheWindowResynchronisesOnTheLatestAck() {
         HandTrace h = new HandTrace(30, 30);
         double r = h.handshakeAndRequest(30);
