@@ -62,7 +62,8 @@ final class ResultTable {
                 long us = p.times.get(c);
                 row.append(String.format(Locale.ROOT, " %16s", us == 0 ? "-" : String.format(Locale.ROOT, "%.1f (%.0f%%)", us / 1000.0, 100.0 * us / Math.max(1, p.durationUs()))));
             }
-            row.append("  ").append(r.verdict().boring() ? "boring" : "LOOK: " + String.join(",", r.verdict().failedRules()));
+            // the rules are named for what a boring connection shows, so they are listed as failed, never bare
+            row.append("  ").append(r.verdict().boring() ? "boring" : "LOOK, failed: " + String.join(",", r.verdict().failedRules()));
             out.println(row);
             if (!r.verdict().boring()) {
                 out.println("       why: " + r.verdict().explanation());
