@@ -1,5 +1,6 @@
 package dev.critpath.core.screen;
 
+import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.ConnectionProfile;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -141,7 +142,8 @@ final class BuiltinRules {
             if (p.path.maxServerArcUs() <= thresholdUs) {
                 return RuleOutcome.pass(c);
             }
-            return RuleOutcome.fail(c, "server stalled " + ms(p.path.maxServerArcUs()) + " in one go (threshold " + ms(thresholdUs) + ")");
+            String who = p.mode == CaptureMode.CLIENT_SIDE ? "server (or queuing on the way to it, which the client's capture cannot tell apart)" : "server";
+            return RuleOutcome.fail(c, who + " stalled " + ms(p.path.maxServerArcUs()) + " in one go (threshold " + ms(thresholdUs) + ")");
         }
     }
 

@@ -45,6 +45,21 @@ class ScreenTest {
     }
 
     @Test
+    void aServerStallSeenFromTheClientAloneIsFlaggedAsServerOrQueuing() {
+        HandTrace h = new HandTrace(10, 10);
+        h.c(0).syn();
+        h.s(10).syn();
+        h.c(20).data(50);
+        h.s(1030).data(1000).fin();            // a second of think time, as latency4.pcapng shows from its client
+        h.c(1040).fin();
+        h.s(1050);
+        ScreenVerdict v = Screen.defaults().evaluate(Analyzer.defaults().analyze(h.clientSensorOnly()).profile());
+        assertEquals(List.of("no_server_stall"), v.failedRules());
+        assertEquals(1_000_000, v.counts().get("max_server_arc_us"), "the think time: the one-way delays are the minimum ones");
+        assertTrue(v.explanation().contains("server (or queuing on the way to it"), v.explanation());
+    }
+
+    @Test
     void thresholdsRuleListsAndCustomRulesComeFromProperties() {
         ConnectionProfile p = thinkingServer();
         assertTrue(Screen.fromProperties(props("no_server_stall.threshold_ms", "200"), null).evaluate(p).boring());

@@ -68,7 +68,8 @@ public final class Profiler {
             }
             arcs.add(pa);
             total.addAll(pa.times());
-            if (pa.kind() == PathArc.Kind.HOST && pa.category() == Category.SERVER) {
+            // with the client's capture alone a server host arc is server_or_queuing: a stall all the same
+            if (pa.kind() == PathArc.Kind.HOST && (pa.category() == Category.SERVER || pa.category() == Category.SERVER_OR_QUEUING)) {
                 maxServerArc = Math.max(maxServerArc, pa.durationUs());
             }
             if (a.from() >= 0 && a.fromUs() >= spanStartUs) {
