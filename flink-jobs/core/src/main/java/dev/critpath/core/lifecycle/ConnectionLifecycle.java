@@ -19,6 +19,9 @@ import java.util.function.Function;
  * state comes in with each call and changes go out as {@link LifecycleActions}. Reused port pairs
  * are told apart by the assembler.
  *
+ * <p>Closing. The close grace starts at a RST or a FIN; when it ends with a FIN from one side only
+ * (a half-close: the other side may go on sending), the connection stays open until it goes quiet.
+ *
  * <p>Time. Sensor clocks disagree by up to seconds, so a sensor running behind delivers events that
  * are already older than the watermark. Quiet periods are therefore measured from max(event time,
  * watermark) at arrival: a connection is finalised only after the watermark itself has moved on by
@@ -126,7 +129,11 @@ public final class ConnectionLifecycle {
             forget(out);
             return;
         }
-        if (s.dueMs <= timestampMs) {
+        if (s.dueMs <= timestampMs && s.closing && halfClosed(buffer)) {
+            // one side closed, the other may still send: it is open until it goes quiet
+            s.closing = false;
+            s.dueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
+        } else if (s.dueMs <= timestampMs) {
             finalise(flow, timestampMs, s, buffer, out);
             return;
         }
@@ -342,6 +349,22 @@ public final class ConnectionLifecycle {
         ConnectionAssembler assembler = new ConnectionAssembler();
         events.forEach(assembler::add);
         return assembler.connections();
+    }
+
+    /** A FIN from one side only, and no RST: a half-close, after which the other side may go on sending. */
+    private static boolean halfClosed(Buffer buffer) {
+        boolean origFin = false;
+        boolean respFin = false;
+        for (PacketEvent e : buffer.events()) {
+            if (e.hasFlag(TcpFlags.RST)) {
+                return false;
+            }
+            if (e.hasFlag(TcpFlags.FIN)) {
+                origFin |= e.isOrig();
+                respFin |= !e.isOrig();
+            }
+        }
+        return origFin != respFin;
     }
 
     private static boolean isFreshSyn(PacketEvent e) {

@@ -150,7 +150,7 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
 
     /** The first packet that engages a flow sets its idle timer; a FIN moves it to the close grace now, not when it fires. */
     @Test
-    void aFinMovesTheFlowsTimerForward() {
+    void aResetMovesTheFlowsTimerForward() {
         ConnectionLifecycle lifecycle = new ConnectionLifecycle(defaults(), t -> "path");
         Conversation c = new Conversation();
         List<String> actions = new ArrayList<>();
@@ -159,11 +159,31 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         lifecycle.onEvent(c.flow(), s, c.synAck(1000), Long.MIN_VALUE, out);
         assertEquals(List.of("buffer", "set timer 121000", "store"), actions);
         actions.clear();
-        lifecycle.onEvent(c.flow(), out.stored, c.serverFin(2000), 1500, out);
+        lifecycle.onEvent(c.flow(), out.stored, c.rst(2000), 1500, out);
         assertEquals(List.of("buffer", "delete timer 121000", "set timer 7000", "store"), actions);
         actions.clear();
-        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.synAck(1000), c.serverFin(2000)), out);
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.synAck(1000), c.rst(2000)), out);
         assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 67000", "store"), actions, "the tombstone");
+    }
+
+    /** After a FIN from one side only, the other side may go on sending: the connection stays until it closes too, or goes quiet. */
+    @Test
+    void aHalfCloseWaitsForTheOtherSide() {
+        ConnectionLifecycle lifecycle = new ConnectionLifecycle(defaults(), t -> "path");
+        Conversation c = new Conversation();
+        List<String> actions = new ArrayList<>();
+        RecordedActions out = new RecordedActions(actions);
+        lifecycle.onEvent(c.flow(), null, c.request(1000), Long.MIN_VALUE, out);
+        lifecycle.onEvent(c.flow(), out.stored, c.serverFin(2000), 1500, out);
+        actions.clear();
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.request(1000), c.serverFin(2000)), out);
+        assertEquals(List.of("set timer 122000", "store"), actions, "open until quiet for the idle timeout");
+        actions.clear();
+        lifecycle.onEvent(c.flow(), out.stored, c.clientFin(30_000), 30_000, out);
+        assertEquals(List.of("buffer", "delete timer 122000", "set timer 35000", "store"), actions, "both sides closed: the close grace");
+        actions.clear();
+        lifecycle.onTimer(c.flow(), out.stored, 35_000, 35_000, () -> List.of(c.request(1000), c.serverFin(2000), c.clientFin(30_000)), out);
+        assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 95000", "store"), actions);
     }
 
     private static String describe(FinishedConnection c) {
