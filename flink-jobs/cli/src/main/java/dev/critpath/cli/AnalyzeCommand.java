@@ -109,6 +109,10 @@ final class AnalyzeCommand implements Callable<Integer> {
             description = "A connection quiet this long is analysed as it stands (default: ${DEFAULT-VALUE}).")
     long idleTimeoutS;
 
+    @Option(names = "--close-grace", paramLabel = "SECONDS", defaultValue = "" + OfflineAnalysis.Settings.CLOSE_GRACE_S,
+            description = "A closed connection waits this long for stray packets before it is analysed (default: ${DEFAULT-VALUE}).")
+    long closeGraceS;
+
     @Option(names = "--threads", paramLabel = "N",
             description = "Threads analysing connections (default: one per core; 0 analyses on the reading thread).")
     Integer threads;
@@ -136,7 +140,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         int analysisThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         OfflineAnalysis analysis = new OfflineAnalysis(new Analyzer(config()), screen(), new OfflineAnalysis.Settings(
-                OfflineAnalysis.Settings.lifecycle(Duration.ofSeconds(idleTimeoutS), maxOpenConnections, maxBufferedPackets), analysisThreads));
+                OfflineAnalysis.Settings.lifecycle(Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
+                        maxOpenConnections, maxBufferedPackets), analysisThreads));
         ResultTable table = new ResultTable(out, top, all, arcs);
         Outputs outputs = new Outputs(table, err);
         OfflineAnalysis.Totals totals;
@@ -183,7 +188,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         long late = rejected.getOrDefault(Rejection.LATE_EVENT, 0L);
         if (late > 0) {
             err.println("critpath analyze: " + late + " packet" + (late == 1 ? "" : "s") + " came after their connection was analysed"
-                    + " (out of time order by more than the idle timeout, or after a long silence): not analysed");
+                    + " (more than --close-grace after its close, or --idle-timeout after its last packet): not analysed");
         }
         long refused = rejected.getOrDefault(Rejection.FLOW_TABLE_FULL, 0L);
         if (refused > 0) {

@@ -19,8 +19,9 @@ import java.util.function.Function;
  * state comes in with each call and changes go out as {@link LifecycleActions}. Reused port pairs
  * are told apart by the assembler.
  *
- * <p>Closing. The close grace starts at a RST or a FIN; when it ends with a FIN from one side only
- * (a half-close: the other side may go on sending), the connection stays open until it goes quiet.
+ * <p>Closing. The close grace starts at a RST or a FIN; when it ends with the connection not closed
+ * yet (a FIN from one side only, so the other may go on sending, or a FIN not seen acknowledged,
+ * so it will be re-sent), the connection stays open until it goes quiet.
  *
  * <p>Time. Sensor clocks disagree by up to seconds, so a sensor running behind delivers events that
  * are already older than the watermark. Quiet periods are therefore measured from max(event time,
@@ -129,8 +130,8 @@ public final class ConnectionLifecycle {
             forget(out);
             return;
         }
-        if (s.dueMs <= timestampMs && s.closing && halfClosed(buffer)) {
-            // one side closed, the other may still send: it is open until it goes quiet
+        if (s.dueMs <= timestampMs && s.closing && s.overCap == 0 && stillOpen(buffer)) { // over its cap, what is missing cannot tell
+            // one side may still send, or re-send its FIN: open until it goes quiet
             s.closing = false;
             s.dueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
         } else if (s.dueMs <= timestampMs) {
@@ -351,20 +352,39 @@ public final class ConnectionLifecycle {
         return assembler.connections();
     }
 
-    /** A FIN from one side only, and no RST: a half-close, after which the other side may go on sending. */
-    private static boolean halfClosed(Buffer buffer) {
-        boolean origFin = false;
-        boolean respFin = false;
+    /**
+     * Not closed yet, though a FIN came: no RST, and some side's FIN is missing or was not seen
+     * acknowledged (a half-close, after which the other side may go on sending; a FIN whose ACK
+     * was lost, which its sender will re-send).
+     */
+    private static boolean stillOpen(Buffer buffer) {
+        long origFinEnd = NONE;
+        long respFinEnd = NONE;
         for (PacketEvent e : buffer.events()) {
             if (e.hasFlag(TcpFlags.RST)) {
                 return false;
             }
             if (e.hasFlag(TcpFlags.FIN)) {
-                origFin |= e.isOrig();
-                respFin |= !e.isOrig();
+                long end = (e.seq() + e.len() + 1) & 0xffff_ffffL;
+                if (e.isOrig()) {
+                    origFinEnd = end;
+                } else {
+                    respFinEnd = end;
+                }
             }
         }
-        return origFin != respFin;
+        if (origFinEnd == NONE || respFinEnd == NONE) {
+            return true;
+        }
+        boolean origFinAcked = false;
+        boolean respFinAcked = false;
+        for (PacketEvent e : buffer.events()) {
+            if (e.hasFlag(TcpFlags.ACK)) {
+                origFinAcked |= !e.isOrig() && (int) (e.ack() - origFinEnd) >= 0;
+                respFinAcked |= e.isOrig() && (int) (e.ack() - respFinEnd) >= 0;
+            }
+        }
+        return !(origFinAcked && respFinAcked);
     }
 
     private static boolean isFreshSyn(PacketEvent e) {

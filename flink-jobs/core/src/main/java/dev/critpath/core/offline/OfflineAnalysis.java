@@ -61,10 +61,11 @@ public final class OfflineAnalysis {
         /** A connection open this long is analysed in segments where it goes quiet, as the stream does. */
         public static final Duration SEGMENT_AFTER = Duration.ofHours(1);
         /**
-         * Stray packets come well after a close (a FIN re-sent by its timer, the RST a late ACK
-         * draws), and offline there is no hurry: they stay in their connection.
+         * As the stream's. A stray packet more than this after a close (a RST repeated, an ACK
+         * drawn by a late segment) comes after its connection was analysed and is counted, not
+         * kept: a longer grace keeps it, and holds every closed connection that much longer.
          */
-        public static final Duration CLOSE_GRACE = Duration.ofSeconds(60);
+        public static final long CLOSE_GRACE_S = 5;
         public static final int MAX_EVENTS_PER_CONNECTION = 1_000_000;
         /** Offline there is no hurry: a connection silent this long without closing is done (keep-alives and persist timers stay within). */
         public static final long IDLE_TIMEOUT_S = 900;
@@ -75,12 +76,13 @@ public final class OfflineAnalysis {
 
         /** The defaults of `critpath analyze`. */
         public static Settings defaults(int analysisThreads) {
-            return new Settings(lifecycle(Duration.ofSeconds(IDLE_TIMEOUT_S), MAX_OPEN_CONNECTIONS, MAX_BUFFERED_PACKETS), analysisThreads);
+            return new Settings(lifecycle(Duration.ofSeconds(CLOSE_GRACE_S), Duration.ofSeconds(IDLE_TIMEOUT_S), MAX_OPEN_CONNECTIONS,
+                    MAX_BUFFERED_PACKETS), analysisThreads);
         }
 
         /** The offline life cycle: the stream's lateness, caps from the caller. */
-        public static LifecycleConfig lifecycle(Duration idleTimeout, int maxOpenConnections, long maxBufferedPackets) {
-            return new LifecycleConfig(CLOSE_GRACE, idleTimeout, Duration.ofSeconds(60), MAX_EVENTS_PER_CONNECTION,
+        public static LifecycleConfig lifecycle(Duration closeGrace, Duration idleTimeout, int maxOpenConnections, long maxBufferedPackets) {
+            return new LifecycleConfig(closeGrace, idleTimeout, Duration.ofSeconds(60), MAX_EVENTS_PER_CONNECTION,
                     SEGMENT_AFTER, Duration.ofSeconds(1), maxOpenConnections, maxBufferedPackets, MAX_HALF_OPEN_FLOWS);
         }
     }
