@@ -130,10 +130,11 @@ public final class ConnectionLifecycle {
             forget(out);
             return;
         }
-        if (s.dueMs <= timestampMs && s.closing && s.overCap == 0 && stillOpen(buffer)) { // over its cap, what is missing cannot tell
-            // one side may still send, or re-send its FIN: open until it goes quiet
-            s.closing = false;
-            s.dueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
+        long idleDueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
+        // over its cap, what is missing cannot tell; quiet for the idle timeout, it is done either way
+        if (s.dueMs <= timestampMs && s.closing && s.overCap == 0 && idleDueMs > timestampMs && stillOpen(buffer)) {
+            // one side may still send, or re-send its FIN: open until it goes quiet, looked at again after each next packet's grace
+            s.dueMs = idleDueMs;
         } else if (s.dueMs <= timestampMs) {
             finalise(flow, timestampMs, s, buffer, out);
             return;

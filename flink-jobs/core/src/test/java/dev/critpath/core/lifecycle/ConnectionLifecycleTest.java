@@ -62,6 +62,7 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         Conversation held = new Conversation();
         Conversation refused = new Conversation("client-site", 40_001, 1_000, 0);
         Conversation reset = new Conversation();
+        Conversation halfClosed = new Conversation("client-site", 40_002, 1_000, 0);
         return Stream.of(
                 Arguments.of("close after FIN, once the watermark passed the close grace", defaults(), List.of(
                         send(closed.syn(1000)), send(closed.synAck(1010)), send(closed.ack(1020)), send(closed.request(1030)),
@@ -73,6 +74,9 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                 Arguments.of("an RST closes as a FIN does", defaults(), List.of(
                         send(reset.syn(1000)), send(reset.synAck(1010)), send(reset.request(1020)), send(reset.rst(1030)),
                         watermark(6029), watermark(6030, "connection: 4 events"), end())),
+                Arguments.of("a half-close stays open until the idle timeout, or the end of input", defaults(), List.of(
+                        send(halfClosed.syn(1000)), send(halfClosed.synAck(1010)), send(halfClosed.request(1020)), send(halfClosed.clientFin(1030)),
+                        watermark(6030), holds(1, 2), watermark(100_000), end("connection: 4 events"))), // and the half-open sweep's timer
                 Arguments.of("no FIN: finalised after the idle timeout", defaults(), List.of(
                         send(idle.syn(1000)), send(idle.synAck(1010)), send(idle.ack(1020)), send(idle.request(1030)),
                         send(idle.response(1040)), send(idle.ack(1050)),
@@ -177,25 +181,25 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         List<String> actions = new ArrayList<>();
         RecordedActions out = new RecordedActions(actions);
         PacketEvent request = c.request(1000);
-        PacketEvent serverFin = c.serverFin(2000);
-        PacketEvent clientFin = c.clientFin(30_000);
+        PacketEvent clientFin = c.clientFin(2000);
+        PacketEvent serverFin = c.serverFin(30_000); // acknowledges the client's FIN
         PacketEvent lastAck = c.ack(30_010);
         lifecycle.onEvent(c.flow(), null, request, Long.MIN_VALUE, out);
-        lifecycle.onEvent(c.flow(), out.stored, serverFin, 1500, out);
+        lifecycle.onEvent(c.flow(), out.stored, clientFin, 1500, out);
         actions.clear();
-        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(request, serverFin), out);
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(request, clientFin), out);
         assertEquals(List.of("set timer 122000", "store"), actions, "a half-close: open until quiet for the idle timeout");
         actions.clear();
-        lifecycle.onEvent(c.flow(), out.stored, clientFin, 30_000, out);
+        lifecycle.onEvent(c.flow(), out.stored, serverFin, 30_000, out);
         assertEquals(List.of("buffer", "delete timer 122000", "set timer 35000", "store"), actions, "both sides closed: the close grace");
         actions.clear();
-        lifecycle.onTimer(c.flow(), out.stored, 35_000, 35_000, () -> List.of(request, serverFin, clientFin), out);
-        assertEquals(List.of("set timer 150000", "store"), actions, "the client's FIN was not seen acknowledged: it will be re-sent");
+        lifecycle.onTimer(c.flow(), out.stored, 35_000, 35_000, () -> List.of(request, clientFin, serverFin), out);
+        assertEquals(List.of("set timer 150000", "store"), actions, "the server's FIN was not seen acknowledged: it will be re-sent");
         actions.clear();
         lifecycle.onEvent(c.flow(), out.stored, lastAck, 35_000, out);
         assertEquals(List.of("buffer", "delete timer 150000", "set timer 40000", "store"), actions);
         actions.clear();
-        lifecycle.onTimer(c.flow(), out.stored, 40_000, 40_000, () -> List.of(request, serverFin, clientFin, lastAck), out);
+        lifecycle.onTimer(c.flow(), out.stored, 40_000, 40_000, () -> List.of(request, clientFin, serverFin, lastAck), out);
         assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 100000", "store"), actions);
     }
 
