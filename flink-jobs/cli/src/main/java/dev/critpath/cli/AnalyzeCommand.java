@@ -163,8 +163,8 @@ final class AnalyzeCommand implements Callable<Integer> {
             totals.notes().forEach(err::println);
         }
         sayRejections(totals.rejected(), err);
-        if (totals.connections() == 0 && outputs.failures == 0) {
-            err.println("critpath analyze: no TCP connections in the input");
+        if (totals.events() == 0) {
+            err.println("critpath analyze: no TCP packets in the input");
             return 2;
         }
         table.print();

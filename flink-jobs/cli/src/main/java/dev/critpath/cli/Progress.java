@@ -20,7 +20,7 @@ final class Progress implements Consumer<OfflineAnalysis.Progress> {
 
     @Override
     public void accept(OfflineAnalysis.Progress p) {
-        if (p.nanos() - lastReportNs < INTERVAL_NS) {
+        if (!p.done() && p.nanos() - lastReportNs < INTERVAL_NS) {
             return;
         }
         lastReportNs = p.nanos();

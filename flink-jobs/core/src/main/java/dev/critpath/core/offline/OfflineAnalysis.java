@@ -45,8 +45,8 @@ public final class OfflineAnalysis {
         void rejected(Rejection rejection);
     }
 
-    /** How far a run is, for progress output. */
-    public record Progress(long events, long bytesRead, long bytesTotal, long connectionsHeld, long connectionsDone, long nanos) {
+    /** How far a run is, for progress output; the last one is {@code done}. */
+    public record Progress(long events, long bytesRead, long bytesTotal, long connectionsHeld, long connectionsDone, long nanos, boolean done) {
     }
 
     /** What a run read and did. */
@@ -131,12 +131,12 @@ public final class OfflineAnalysis {
                 run.deliverDone();
                 if (++events % PROGRESS_EVERY == 0) {
                     progress.accept(new Progress(events, merged.bytesRead(), bytesTotal(inputs), lifecycle.flowsHeld(), run.connections,
-                            System.nanoTime() - started));
+                            System.nanoTime() - started, false));
                 }
             }
             loop.endOfInput();
             run.deliverAll();
-            progress.accept(new Progress(events, merged.bytesRead(), bytesTotal(inputs), 0, run.connections, System.nanoTime() - started));
+            progress.accept(new Progress(events, merged.bytesRead(), bytesTotal(inputs), 0, run.connections, System.nanoTime() - started, true));
             return new Totals(events, run.connections, rejected, merged.notes());
         } finally {
             run.close();
