@@ -27,8 +27,10 @@ final class LossClassifier {
      * @param lastLossEvidence when the last ACK carrying loss evidence arrived, or NONE
      * @param lastAckTime      when the last ACK arrived, or NONE
      * @param minRtt           the smallest round trip seen, or -1
+     * @param timerCouldFire   the minimum RTO has passed since the retransmission timer was last started
      */
-    record Seen(long lastLossEvidence, long lastAckTime, long minRtt, CongestionControl.State state, long una, long nxt) {
+    record Seen(long lastLossEvidence, long lastAckTime, long minRtt, CongestionControl.State state, long una, long nxt,
+                boolean timerCouldFire) {
     }
 
     /**
@@ -43,7 +45,9 @@ final class LossClassifier {
         boolean ackTriggered = evidenceSincePrev && seen.lastAckTime() != NONE
                 && t - seen.lastLossEvidence() <= cfg.ackTriggerSlackUs + reorderWindow;
         CongestionControl.State state = seen.state();
-        if (ackTriggered && state != CongestionControl.State.LOSS && (state != CongestionControl.State.OPEN || sack)) {
+        boolean evidenceCounts = state != CongestionControl.State.LOSS && (state != CongestionControl.State.OPEN || sack);
+        // too soon for the timer: the loss evidence released it, later than the slack (RACK's reordering wait, estimated times)
+        if (evidenceCounts && (ackTriggered || evidenceSincePrev && !seen.timerCouldFire())) {
             return LossCause.FAST_RETRANSMIT;
         }
         if (segment != null && (segment.lastCause == LossCause.TIMEOUT || segment.lastCause == LossCause.BACKOFF)

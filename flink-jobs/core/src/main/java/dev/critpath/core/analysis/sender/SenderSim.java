@@ -67,6 +67,7 @@ public final class SenderSim {
         long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep(),
                 ackArrivals.isEmpty() ? NONE : ackArrivals.get(ackArrivals.size() - 1).arr());
         s.windows.finish(end, s.una, s.nxt, !s.scoreboard.isEmpty());
+        s.resends.decide(s.txs, dir, s.marks, s.stats);
         s.stats.srttUs = s.rtt.srtt();
         s.stats.minRttUs = s.rtt.minRtt();
         s.stats.bytes = SentBytes.unique(s.txs, dir);
@@ -94,6 +95,8 @@ public final class SenderSim {
         if (!x.p.carriesSeqSpace()) {
             if (x.seq() < s.una && x.isPureAck() && s.nxt > 0) {
                 probeOrKeepalive(x);
+            } else if (x.seq() > s.nxt && x.isPureAck()) {
+                s.nxt = x.seq(); // an ACK carries the sender's next sequence number: data the capture missed left before it
             }
             return; // pure ACK or window update
         }
@@ -155,6 +158,9 @@ public final class SenderSim {
                 liberator = beyondWindow(x, dataEnd, segs);
             }
             s.marks.liberator(x, liberator);
+        }
+        if (s.scoreboard.isEmpty()) {
+            s.timerArmedAt = t;
         }
         s.scoreboard.add(new Scoreboard.Segment(x.seq(), e, Math.max(segs, 1), x.idx(), t));
         s.sent.add(x);

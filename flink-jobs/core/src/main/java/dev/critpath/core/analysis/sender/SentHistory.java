@@ -49,8 +49,8 @@ final class SentHistory {
         if (above == null) {
             return false;
         }
-        if (s.p.tsval >= 0 && above.p.tsval >= 0) {
-            return (int) (s.p.tsval - above.p.tsval) <= 0;
+        if (s.p.tsval >= 0 && above.p.tsval >= 0 && s.p.tsval != above.p.tsval) {
+            return (int) (s.p.tsval - above.p.tsval) < 0; // one timestamp tick holds both: the IP id or the timing decides
         }
         if (s.p.ipId > 0 && above.p.ipId > 0) {
             return (short) (s.p.ipId - above.p.ipId) < 0; // per-socket counters (Linux, BSD) increase
