@@ -43,12 +43,15 @@ final class Retransmissions {
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
         Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
-        boolean timerCouldFire = s.timerArmedAt == NONE || t - s.timerArmedAt >= s.cfg.rtoMinUs;
         // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs
-        boolean timeoutRecovery = s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !timerCouldFire);
-        LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg,
-                new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.cc.state(), s.una, s.nxt, timerCouldFire));
+        boolean timeoutRecovery = s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
+        LossClassifier.Seen seen = new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.rtt.srtt(), s.cc.state(),
+                s.una, s.nxt, s.timerArmedAt, Math.max(s.lastNewDataAt, s.lastAckTime));
+        LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
         s.marks.resent(r, prevIdx, cause);
+        if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen)) {
+            s.stats.probesOrTimeouts++;
+        }
         if (timeoutRecovery) {
             // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
             s.stats.slowStartRetransmits++;

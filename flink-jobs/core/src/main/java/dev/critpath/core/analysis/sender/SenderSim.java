@@ -26,7 +26,6 @@ public final class SenderSim {
     private final AckArrivals acks;
     private final Retransmissions retransmissions;
     private final Bursts bursts;
-    private long lastDataSend = NONE;
 
     /**
      * @param mss       the sender's segment size
@@ -96,7 +95,9 @@ public final class SenderSim {
             if (x.seq() < s.una && x.isPureAck() && s.nxt > 0) {
                 probeOrKeepalive(x);
             } else if (x.seq() > s.nxt && x.isPureAck()) {
-                s.nxt = x.seq(); // an ACK carries the sender's next sequence number: data the capture missed left before it
+                // an ACK carries the sender's next sequence number: data the capture missed left just before it
+                s.nxt = x.seq();
+                s.sent.add(x);
             }
             return; // pure ACK or window update
         }
@@ -140,8 +141,8 @@ public final class SenderSim {
         if (x.p.len > 0) {
             s.stats.dataPackets++;
         }
-        if (s.cfg.slowStartAfterIdle && s.scoreboard.isEmpty() && lastDataSend != NONE && t - lastDataSend > s.rtt.rto()) {
-            s.cc.restartAfterIdle(t - lastDataSend, s.rtt.rto());
+        if (s.cfg.slowStartAfterIdle && s.scoreboard.isEmpty() && s.lastNewDataAt != NONE && t - s.lastNewDataAt > s.rtt.rto()) {
+            s.cc.restartAfterIdle(t - s.lastNewDataAt, s.rtt.rto());
             s.recordEvent(-1, false);
         }
         long e = x.end();
@@ -166,7 +167,7 @@ public final class SenderSim {
         s.sent.add(x);
         s.nxt = e;
         if (x.p.len > 0) {
-            lastDataSend = t;
+            s.lastNewDataAt = t;
         }
         s.cc.sent(segs);
         s.cc.validate(s.scoreboard.pipe(), s.una, s.nxt);

@@ -43,6 +43,8 @@ final class SenderState {
      * sooner than the minimum RTO after that.
      */
     long timerArmedAt = NONE;
+    /** When new data last left, or NONE. */
+    long lastNewDataAt = NONE;
     /** The re-sends, judged spurious or not once every ACK has been seen. */
     final SpuriousResends resends = new SpuriousResends();
 
