@@ -25,6 +25,9 @@ final class SpuriousResends {
     private record Resend(Tx copy, Tx earlier) {
     }
 
+    /** ACKs examined per re-send at most: the evidence is in the first round trip's; a long hole's duplicates add nothing. */
+    private static final int ACKS_SCANNED = 1024;
+
     private final List<Resend> resends = new ArrayList<>();
 
     /** A re-send of the bytes (or SYN) an earlier captured copy carried. */
@@ -108,7 +111,8 @@ final class SpuriousResends {
         long before = c.arr() != Tx.NONE ? c.arr() : c.dep();
         long firstByte = c.seq();
         long end = c.end();
-        for (int i = firstAfter(acks, after); i < acks.size() && acks.get(i).dep() < before; i++) {
+        int first = firstAfter(acks, after);
+        for (int i = first; i < acks.size() && i - first < ACKS_SCANNED && acks.get(i).dep() < before; i++) {
             Tx a = acks.get(i);
             if (a.p.ack >= end || sackHolds(a.p.sack, firstByte)) {
                 return true;
