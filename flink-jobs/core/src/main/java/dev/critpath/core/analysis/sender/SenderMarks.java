@@ -16,6 +16,7 @@ public final class SenderMarks {
     private final boolean[] lossArc;
     private final int[] liberator;
     private final boolean[] outOfWindow;
+    private final boolean[] lost;
 
     /** Marks for a timeline of this many transmissions, each a control packet until the simulation says otherwise. */
     public SenderMarks(int transmissions) {
@@ -28,6 +29,7 @@ public final class SenderMarks {
         liberator = new int[transmissions];
         Arrays.fill(liberator, -1);
         outOfWindow = new boolean[transmissions];
+        lost = new boolean[transmissions];
     }
 
     public TxKind kind(Tx t) {
@@ -68,6 +70,14 @@ public final class SenderMarks {
         return outOfWindow[t.idx()];
     }
 
+    /**
+     * True for a copy that never reached the receiver: a re-send that was not spurious repeated it
+     * and no sensor saw it arrive. Its estimated arrival delivered nothing.
+     */
+    public boolean lost(Tx t) {
+        return lost[t.idx()];
+    }
+
     void kind(Tx t, TxKind k) {
         kind[t.idx()] = k;
     }
@@ -88,5 +98,9 @@ public final class SenderMarks {
 
     void sentBeyondWindow(Tx t) {
         outOfWindow[t.idx()] = true;
+    }
+
+    void markLost(Tx t) {
+        lost[t.idx()] = true;
     }
 }
