@@ -33,7 +33,7 @@ bool Plugin::HookReporter(const std::string& prefix, const zeek::EventHandlerPtr
 }
 
 void Plugin::Done() {
-    sensor.Flush();
+    sensor.Finish();
     zeek::plugin::Plugin::Done();
 }
 

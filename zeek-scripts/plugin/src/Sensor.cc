@@ -1,9 +1,16 @@
 #include "Sensor.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstring>
 
+#ifdef CRITPATH_HAVE_RDKAFKA
+#include <librdkafka/rdkafka.h>
+#endif
+
 #include <zeek/Conn.h>
+#include <zeek/Desc.h>
+#include <zeek/Reporter.h>
 #include <zeek/ID.h>
 #include <zeek/IP.h>
 #include <zeek/RunState.h>
@@ -13,6 +20,9 @@
 #include <zeek/logging/Manager.h>
 #include <zeek/packet_analysis/protocol/ip/SessionAdapter.h>
 #include <zeek/session/Manager.h>
+#include <zeek/threading/SerialTypes.h>
+#include <zeek/threading/formatters/JSON.h>
+#include <zeek/util.h>
 
 #include "Plugin.h"
 
@@ -147,6 +157,38 @@ Endpoints reversed(const Endpoints& e) { return {e.resp_h, e.resp_p, e.orig_h, e
 
 zeek::detail::ID* script_id(const char* name) { return zeek::id::find(name).get(); }
 
+// "name":"value" exactly as Zeek's JSON log formatter writes a string field, escaping included.
+std::string json_string_field(const char* name, std::string_view value) {
+    zeek::threading::Value v(zeek::TYPE_STRING, true);
+    v.val.string_val.data = zeek::util::copy_string(value.data(), value.size());
+    v.val.string_val.length = static_cast<int>(value.size());
+    zeek::threading::formatter::JSON json(nullptr, zeek::threading::formatter::JSON::TS_EPOCH);
+    zeek::ODesc d;
+    json.Describe(&d, &v, name);
+    std::string braced = d.Description();
+    return braced.substr(1, braced.size() - 2);
+}
+
+void append_count(std::string& out, uint64_t v) {
+    char digits[20];
+    auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    out.append(digits, end);
+}
+
+// ,"name":v
+void append_field(std::string& out, const char* name, uint64_t v) {
+    out += ",\"";
+    out += name;
+    out += "\":";
+    append_count(out, v);
+}
+
+bool same_names(const Endpoints& a, const Endpoints& b) {
+    return a.orig_p == b.orig_p && a.resp_p == b.resp_p && a.orig_h == b.orig_h && a.resp_h == b.resp_h;
+}
+
+bool script_bool(const char* name) { return zeek::id::find_const(name)->AsBool(); }
+
 // Taps one connection for the sensor.
 class ConnTap : public zeek::packet_analysis::TapAnalyzer {
 public:
@@ -167,6 +209,27 @@ private:
 };
 
 } // namespace
+
+struct Sensor::Kafka {
+#ifdef CRITPATH_HAVE_RDKAFKA
+    rd_kafka_t* producer = nullptr;
+    rd_kafka_topic_t* topic = nullptr;
+    uint64_t unpolled = 0;
+
+    ~Kafka() {
+        if ( ! producer )
+            return;
+        // what is still queued, as zeek-kafka waits for it at shutdown
+        rd_kafka_flush(producer, 10000);
+        if ( topic )
+            rd_kafka_topic_destroy(topic);
+        rd_kafka_destroy(producer);
+    }
+#endif
+};
+
+Sensor::Sensor() = default;
+Sensor::~Sensor() = default;
 
 bool Sensor::Start() {
     const auto& stream_val = zeek::id::find("CritPath::LOG");
@@ -208,8 +271,61 @@ bool Sensor::Start() {
     f_ttl = info->FieldOffset("ttl");
     f_capture_index = info->FieldOffset("capture_index");
     sack_type = zeek::cast_intrusive<zeek::VectorType>(info->GetFieldType(f_sack));
+    direct = OpenOutputs();
     started = true;
     return true;
+}
+
+bool Sensor::OpenOutputs() {
+    // the fields the lines hold, in the order Info declares them
+    static const char* const fields[] = {"sensor", "sensor_role", "ts_us", "community_id", "orig_h", "orig_p",
+                                         "resp_h", "resp_p", "is_orig", "flags", "seq", "ack", "len", "win",
+                                         "wscale", "mss", "sack_ok", "sack", "tsval", "tsecr", "ip_id", "ttl",
+                                         "capture_index"};
+    if ( info->NumFields() != static_cast<int>(std::size(fields)) )
+        return false;
+    for ( int i = 0; i < info->NumFields(); ++i )
+        if ( std::strcmp(info->FieldName(i), fields[i]) != 0 )
+            return false;
+    if ( ! script_bool("LogAscii::use_json") || script_bool("LogAscii::json_include_unset_fields") ||
+         zeek::id::find_const("LogAscii::gzip_level")->AsCount() != 0 ||
+         zeek::id::find_const("Log::default_rotation_interval")->AsInterval() != 0 )
+        return false;
+    std::string logdir = zeek::id::find_const<zeek::StringVal>("Log::default_logdir")->ToStdString();
+    file_name = (logdir.empty() ? "" : logdir + "/") + "critpath_packets.log";
+
+    const auto& to_kafka = zeek::id::find("Kafka::logs_to_send");
+    if ( ! to_kafka || ! to_kafka->GetVal() || ! to_kafka->GetVal()->AsTableVal()->Find(stream) )
+        return true;
+#ifdef CRITPATH_HAVE_RDKAFKA
+    // zeek-kafka's settings, as its writer applies them
+    char error[512];
+    rd_kafka_conf_t* conf = rd_kafka_conf_new();
+    auto* settings = zeek::id::find_val("Kafka::kafka_conf")->AsTableVal();
+    auto keys = settings->ToPureListVal();
+    for ( int i = 0; i < keys->Length(); ++i ) {
+        std::string key = keys->Idx(i)->AsStringVal()->ToStdString();
+        std::string value = settings->Find(keys->Idx(i))->AsStringVal()->ToStdString();
+        if ( rd_kafka_conf_set(conf, key.c_str(), value.c_str(), error, sizeof error) != RD_KAFKA_CONF_OK ) {
+            zeek::reporter->Error("critpath sensor: Kafka setting %s: %s", key.c_str(), error);
+            rd_kafka_conf_destroy(conf);
+            return false;
+        }
+    }
+    kafka = std::make_unique<Kafka>();
+    kafka->producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
+    if ( ! kafka->producer ) {
+        zeek::reporter->Error("critpath sensor: no Kafka producer: %s", error);
+        kafka.reset();
+        return false;
+    }
+    std::string topic = zeek::id::find_val<zeek::StringVal>("Kafka::topic_name")->ToStdString();
+    kafka->topic = rd_kafka_topic_new(kafka->producer, topic.c_str(), nullptr);
+    return true;
+#else
+    // built without librdkafka: zeek-kafka carries the records
+    return false;
+#endif
 }
 
 void Sensor::Attach(zeek::Connection* conn) {
@@ -284,7 +400,7 @@ void Sensor::Flush() {
         if ( ! Admit(*p.state, p.conn.get(), p.fields) )
             continue;
         const ConnState& s = *p.state;
-        Log(s.reversed ? s.reversed_names : names_of(p.conn.get()), s.community_id, p.fields);
+        Log(s.reversed ? s.reversed_names : names_of(p.conn.get()), s.community_id, p.fields, p.state.get());
     }
     pending.clear();
 }
@@ -370,7 +486,114 @@ zeek::StringValPtr Sensor::CommunityId(const Endpoints& id) const {
     return zeek::make_intrusive<zeek::StringVal>(out);
 }
 
-void Sensor::Log(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f) {
+const std::string& Sensor::NamesJson(ConnState* state, const Endpoints& id,
+                                      const zeek::StringValPtr& community_id) {
+    static std::string scratch;
+    std::string& out = state ? state->names_json : scratch;
+    if ( state && ! out.empty() && same_names(state->names_json_for, id) )
+        return out;
+    out = json_string_field("community_id", community_id->ToStdStringView());
+    out += ",\"orig_h\":\"" + id.orig_h.AsString() + "\"";
+    append_field(out, "orig_p", id.orig_p);
+    out += ",\"resp_h\":\"" + id.resp_h.AsString() + "\"";
+    append_field(out, "resp_p", id.resp_p);
+    if ( state )
+        state->names_json_for = id;
+    return out;
+}
+
+void Sensor::Log(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f,
+                 ConnState* state) {
+    if ( ! direct ) {
+        LogRecord(id, community_id, f);
+        return;
+    }
+    const zeek::Val* name = sensor_name->GetVal().get();
+    const zeek::Val* role = role_text->GetVal().get();
+    if ( name != prefix_name || role != prefix_role ) {
+        prefix_json = "{" + json_string_field("sensor", name->AsStringVal()->ToStdStringView()) + "," +
+                      json_string_field("sensor_role", role->AsStringVal()->ToStdStringView()) + ",\"ts_us\":";
+        prefix_name = name;
+        prefix_role = role;
+    }
+    line = prefix_json;
+    append_count(line, f.ts_us);
+    line += ',';
+    line += NamesJson(state, id, community_id);
+    line += f.src == id.orig_h && f.sport == id.orig_p ? ",\"is_orig\":true" : ",\"is_orig\":false";
+    append_field(line, "flags", f.flags);
+    append_field(line, "seq", f.seq);
+    append_field(line, "ack", f.ack);
+    append_field(line, "len", f.len);
+    append_field(line, "win", f.win);
+    const TcpOptions& o = f.options;
+    if ( o.has_wscale )
+        append_field(line, "wscale", o.wscale);
+    if ( o.has_mss )
+        append_field(line, "mss", o.mss);
+    if ( o.sack_ok )
+        line += ",\"sack_ok\":true";
+    if ( o.has_sack ) {
+        line += ",\"sack\":[";
+        for ( int i = 0; i < o.sack_len; ++i ) {
+            if ( i > 0 )
+                line += ',';
+            append_count(line, o.sack[i]);
+        }
+        line += ']';
+    }
+    if ( o.has_ts ) {
+        append_field(line, "tsval", o.tsval);
+        append_field(line, "tsecr", o.tsecr);
+    }
+    if ( f.has_ip_id )
+        append_field(line, "ip_id", f.ip_id);
+    append_field(line, "ttl", f.ttl);
+    append_field(line, "capture_index", capture_index++);
+    line += '}';
+    Emit();
+}
+
+void Sensor::Emit() {
+#ifdef CRITPATH_HAVE_RDKAFKA
+    if ( kafka ) {
+        // copied: librdkafka sends from its own threads, in batches
+        if ( rd_kafka_produce(kafka->topic, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, line.data(), line.size(),
+                              nullptr, 0, nullptr) != 0 &&
+             rd_kafka_last_error() == RD_KAFKA_RESP_ERR__QUEUE_FULL ) {
+            rd_kafka_poll(kafka->producer, 100);
+            if ( rd_kafka_produce(kafka->topic, RD_KAFKA_PARTITION_UA, RD_KAFKA_MSG_F_COPY, line.data(),
+                                  line.size(), nullptr, 0, nullptr) != 0 )
+                zeek::reporter->Error("critpath sensor: Kafka send failed: %s",
+                                      rd_kafka_err2str(rd_kafka_last_error()));
+        }
+        if ( ++kafka->unpolled == 1000 ) {
+            rd_kafka_poll(kafka->producer, 0);
+            kafka->unpolled = 0;
+        }
+    }
+#endif
+    if ( ! file ) {
+        file = std::fopen(file_name.c_str(), "w");
+        if ( ! file ) {
+            zeek::reporter->FatalError("critpath sensor: cannot write %s: %s", file_name.c_str(), std::strerror(errno));
+        }
+        std::setvbuf(file, nullptr, _IOFBF, 1 << 20);
+    }
+    line += '\n';
+    std::fwrite(line.data(), 1, line.size(), file);
+}
+
+void Sensor::Finish() {
+    Flush();
+    if ( file ) {
+        std::fclose(file);
+        file = nullptr;
+    }
+    kafka.reset();
+}
+
+void Sensor::LogRecord(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f) {
     auto rec = zeek::make_intrusive<zeek::RecordVal>(info);
     rec->Assign(f_sensor, sensor_name->GetVal());
     rec->Assign(f_role, role_text->GetVal());
@@ -491,7 +714,7 @@ void Sensor::TruncatedIPLen() {
         ConnState& s = *known->second;
         if ( ! Admit(s, conn, f) )
             return;
-        Log(s.reversed ? s.reversed_names : names_of(conn), s.community_id, f);
+        Log(s.reversed ? s.reversed_names : names_of(conn), s.community_id, f, &s);
         return;
     }
     // A flow Zeek has not seen yet (it lost the SYN, say): the originator as critpath's pcap
@@ -503,7 +726,7 @@ void Sensor::TruncatedIPLen() {
     auto community_id = CommunityId(id);
     if ( ! Watched(id) || ! Sampled(*community_id) )
         return;
-    Log(id, community_id, f);
+    Log(id, community_id, f, nullptr);
 }
 
 } // namespace critpath

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -39,6 +41,9 @@ struct ConnState {
     // Its first packet was a SYN/ACK from Zeek's originator: named the other way round from then on.
     bool reversed = false;
     Endpoints reversed_names;
+    // The JSON of its Community ID and ends, for the names it was last logged under.
+    std::string names_json;
+    Endpoints names_json_for;
 };
 
 // The TCP options critpath keeps; present_* say which the packet carried.
@@ -66,6 +71,9 @@ struct PacketFields {
 
 class Sensor {
 public:
+    Sensor();
+    ~Sensor();
+
     // Called by the package's script at zeek_init: looks its options and log stream up once.
     // False where the script is not loaded.
     bool Start();
@@ -87,6 +95,9 @@ public:
 
     void Forget(const zeek::Connection* conn) { states.erase(conn); }
 
+    // Writes out what is buffered and closes the outputs.
+    void Finish();
+
 private:
     struct Pending {
         zeek::IntrusivePtr<zeek::Connection> conn;
@@ -100,10 +111,28 @@ private:
     bool Watched(const Endpoints& id) const;
     bool Sampled(const zeek::StringVal& community_id) const;
     zeek::StringValPtr CommunityId(const Endpoints& id) const;
-    void Log(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f);
+    void Log(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f, ConnState* state);
+    // The record through Zeek's logging framework, where the sensor cannot write it itself.
+    void LogRecord(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f);
+    // Where the sensor writes JSON lines itself: the log file LogAscii would write (JSON, no
+    // rotation, no compression) and the Kafka topic zeek-kafka would, where the package ships
+    // the stream there. False leaves the records to Zeek's logging.
+    bool OpenOutputs();
+    const std::string& NamesJson(ConnState* state, const Endpoints& id, const zeek::StringValPtr& community_id);
+    void Emit();
     static void Increment(zeek::detail::ID* counter);
 
     bool started = false;
+    bool direct = false;
+    std::string file_name;
+    FILE* file = nullptr;
+    struct Kafka;
+    std::unique_ptr<Kafka> kafka;
+    std::string line;
+    // {"sensor":...,"sensor_role":..., for the option values it was made from
+    std::string prefix_json;
+    const zeek::Val* prefix_name = nullptr;
+    const zeek::Val* prefix_role = nullptr;
     std::vector<Pending> pending;
     std::unordered_map<const zeek::Connection*, std::shared_ptr<ConnState>> states;
     uint64_t capture_index = 0;
