@@ -76,6 +76,9 @@ export {
 		capture_index: count &log;
 	};
 
+	## Which path logs the packets: "compiled" (the plugin) or "script"; set at zeek_init.
+	global active_path = "script";
+
 	## Packets not logged because their connection reached the cap.
 	global packets_over_cap = 0;
 
@@ -134,7 +137,10 @@ event zeek_init() &priority=5
 	Option::set_change_handler("CritPath::sensor_role", role_changed);
 @ifdef ( CritPath::start_compiled_sensor )
 	if ( use_plugin && start_compiled_sensor() )
+		{
 		disable_event_group(SCRIPT_PATH);
+		active_path = "compiled";
+		}
 @endif
 	}
 
