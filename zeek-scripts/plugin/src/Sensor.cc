@@ -316,6 +316,7 @@ bool Sensor::OpenOutputs() {
     kafka->producer = rd_kafka_new(RD_KAFKA_PRODUCER, conf, error, sizeof error);
     if ( ! kafka->producer ) {
         zeek::reporter->Error("critpath sensor: no Kafka producer: %s", error);
+        rd_kafka_conf_destroy(conf); // rd_kafka_new takes it only when it succeeds
         kafka.reset();
         return false;
     }
