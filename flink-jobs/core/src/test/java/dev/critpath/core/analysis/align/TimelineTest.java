@@ -14,6 +14,8 @@ import dev.critpath.core.testing.Steps;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /** The align step alone: roles, matching, the sensors' clock, estimates for what a sensor missed. */
 class TimelineTest {
@@ -44,6 +46,22 @@ class TimelineTest {
         Timeline tl = align(HandTrace.smallTransfer(10, 40).serverClockOffsetMs(800).bothSensors(), PathPrior.NONE);
         assertEquals(800_000 - 15_000, tl.clock.offsetUs());
         assertTrue(Math.abs(tl.clock.offsetUs() - 800_000) <= tl.clock.uncertaintyUs());
+    }
+
+    /** Karn's rule: an ACK of a segment sent twice does not say which copy it answers (issue 18, item 4). */
+    @ParameterizedTest(name = "server sensor only: {0}")
+    @ValueSource(booleans = {true, false})
+    void noRoundTripIsTimedFromASegmentSentTwice(boolean serverSensorOnly) {
+        HandTrace h = new HandTrace(50, 50);
+        h.c(0).syn();
+        h.s(50).syn();
+        h.c(100).ack(1).lost();           // the handshake's ACK is lost
+        h.s(1050).syn();                  // so the server's timer re-sends its SYN/ACK
+        h.c(1020).data(100);              // the request, acknowledging the first SYN/ACK, reaches the server 20 ms after the re-send
+        h.s(1100).data(1000);
+        h.c(1150).ack(1001);
+        Timeline tl = align(serverSensorOnly ? h.serverSensorOnly() : h.clientSensorOnly(), PathPrior.NONE);
+        assertEquals(100_000, tl.minRttUs);
     }
 
     @Test
