@@ -1,7 +1,6 @@
 package dev.critpath.bench;
 
 import dev.critpath.core.analysis.recipe.Analyzer;
-import dev.critpath.core.event.IpText;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
@@ -16,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
-import java.util.stream.Stream;
 
 /**
  * What `critpath bench` measures. As a user runs them, whole processes (JVM start included):
@@ -45,12 +43,7 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
      * @param workDir  where the captures are written; null: a temporary directory, removed afterwards
      */
     public void run(Path fixtures, List<String> critpath, Path workDir, PrintWriter out, PrintWriter err) throws Exception {
-        SyntheticCapture capture = new SyntheticCapture(IpText.parse("10.71.1.2"));
-        try (Stream<Path> s = Files.list(fixtures)) {
-            for (Path run : s.filter(d -> Files.isRegularFile(d.resolve("server.pcap"))).sorted().toList()) {
-                capture.addOriginal(run.resolve("server.pcap"));
-            }
-        }
+        SyntheticCapture capture = SyntheticCapture.ofLabServerSides(fixtures);
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("critpath-bench");
         Path pcap = work.resolve("bench-server-side.pcap");
         Path twice = work.resolve("bench-server-side-twice-as-long.pcap");

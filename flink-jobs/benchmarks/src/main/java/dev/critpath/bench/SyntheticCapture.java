@@ -1,5 +1,6 @@
 package dev.critpath.bench;
 
+import dev.critpath.core.event.IpText;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * A large capture made of many copies of small real ones: each copy moves every frame later by the
@@ -27,6 +29,17 @@ final class SyntheticCapture {
     /** @param client the originals' client address (IPv4), rewritten per copy */
     SyntheticCapture(byte[] client) {
         this.client = client.clone();
+    }
+
+    /** The server-side captures of the lab runs under {@code fixtures}, to be copied; their client is 10.71.1.2. */
+    static SyntheticCapture ofLabServerSides(Path fixtures) throws IOException {
+        SyntheticCapture capture = new SyntheticCapture(IpText.parse("10.71.1.2"));
+        try (Stream<Path> s = Files.list(fixtures)) {
+            for (Path run : s.filter(d -> Files.isRegularFile(d.resolve("server.pcap"))).sorted().toList()) {
+                capture.addOriginal(run.resolve("server.pcap"));
+            }
+        }
+        return capture;
     }
 
     /** Adds the frames of one classic little-endian microsecond pcap with Ethernet frames. */
@@ -64,8 +77,7 @@ final class SyntheticCapture {
      * so more blocks make a longer capture with the same number of connections open at a time.
      */
     void write(Path out, int copies, long spacingUs, int blocks) throws IOException {
-        List<Frame> ordered = new ArrayList<>(frames);
-        ordered.sort(java.util.Comparator.comparingLong(Frame::tsUs));
+        List<Frame> ordered = inTimeOrder();
         long blockPeriod = (copies - 1) * spacingUs + periodUs();
         int total = copies * blocks;
         long[] shift = new long[total];
@@ -79,9 +91,7 @@ final class SyntheticCapture {
             next.add(new int[] {i, 0});
         }
         try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
-            ByteBuffer h = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
-            h.putInt(0xa1b2c3d4).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(65535).putInt(1);
-            o.write(h.array());
+            writeClassicHeader(o);
             ByteBuffer rec = ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN);
             while (!next.isEmpty()) {
                 int[] c = next.poll();
@@ -101,15 +111,125 @@ final class SyntheticCapture {
         }
     }
 
+    /** The originals' frames as one classic pcap, in time order, each with an 802.1Q VLAN tag when {@code vlan}. */
+    void writeOriginals(Path out, boolean vlan) throws IOException {
+        try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
+            writeClassicHeader(o);
+            for (Frame f : inTimeOrder()) {
+                byte[] d = vlan ? vlanTagged(f.data()) : f.data();
+                writeRecord(o, f.tsUs(), d);
+            }
+        }
+    }
+
+    /**
+     * The originals' frames as pcapng with two Ethernet interfaces, frames alternating between
+     * them: the first stamps in microseconds (the default), the second in nanoseconds (if_tsresol 9).
+     */
+    void writePcapngTwoInterfaces(Path out) throws IOException {
+        try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
+            o.write(block(0x0A0D0D0A, ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN)
+                    .putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0).putLong(-1).array()));
+            o.write(block(1, ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putShort((short) 1).putShort((short) 0).putInt(65535).array()));
+            o.write(block(1, ByteBuffer.allocate(20).order(ByteOrder.LITTLE_ENDIAN).putShort((short) 1).putShort((short) 0).putInt(65535)
+                    .putShort((short) 9).putShort((short) 1).put((byte) 9).put(new byte[3]).putInt(0).array()));
+            int i = 0;
+            for (Frame f : inTimeOrder()) {
+                int iface = i++ % 2;
+                long ts = iface == 0 ? f.tsUs() : f.tsUs() * 1000;
+                byte[] d = f.data();
+                ByteBuffer epb = ByteBuffer.allocate(20 + (d.length + 3 & ~3)).order(ByteOrder.LITTLE_ENDIAN);
+                epb.putInt(iface).putInt((int) (ts >>> 32)).putInt((int) ts).putInt(d.length).putInt(d.length).put(d);
+                o.write(block(6, epb.array()));
+            }
+        }
+    }
+
+    /**
+     * The originals' frames as one classic pcap, each TCP segment with data beyond its header sent
+     * as two IPv4 fragments (the first holding the TCP header) under the segment's timestamp.
+     */
+    void writeFragmented(Path out) throws IOException {
+        try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
+            writeClassicHeader(o);
+            for (Frame f : inTimeOrder()) {
+                for (byte[] d : fragments(f.data())) {
+                    writeRecord(o, f.tsUs(), d);
+                }
+            }
+        }
+    }
+
+    /** The header of a classic little-endian microsecond pcap of Ethernet frames. */
+    private static void writeClassicHeader(OutputStream o) throws IOException {
+        o.write(ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(0xa1b2c3d4).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(65535).putInt(1).array());
+    }
+
+    private static void writeRecord(OutputStream o, long tsUs, byte[] frame) throws IOException {
+        o.write(ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).putInt((int) (tsUs / 1_000_000)).putInt((int) (tsUs % 1_000_000))
+                .putInt(frame.length).putInt(frame.length).array());
+        o.write(frame);
+    }
+
+    private List<Frame> inTimeOrder() {
+        List<Frame> ordered = new ArrayList<>(frames);
+        ordered.sort(java.util.Comparator.comparingLong(Frame::tsUs));
+        return ordered;
+    }
+
+    private static byte[] vlanTagged(byte[] d) {
+        byte[] t = new byte[d.length + 4];
+        System.arraycopy(d, 0, t, 0, 12);
+        t[12] = (byte) 0x81; // TPID 0x8100, VLAN 42
+        t[15] = 42;
+        System.arraycopy(d, 12, t, 16, d.length - 12);
+        return t;
+    }
+
+    /** An Ethernet/IPv4/TCP frame split after its TCP header into two IP fragments; any other frame as it is. */
+    private static List<byte[]> fragments(byte[] d) {
+        if (d.length < 54 || d[12] != 0x08 || d[13] != 0x00 || d[23] != 6) {
+            return List.of(d);
+        }
+        int ihl = (d[14] & 0x0f) * 4;
+        int ipLen = ((d[16] & 0xff) << 8) | (d[17] & 0xff);
+        int tcpHeader = ((d[14 + ihl + 12] & 0xf0) >>> 4) * 4;
+        int split = (tcpHeader + 7) & ~7; // fragment offsets count 8-byte units
+        if (14 + ipLen != d.length || ihl + split >= ipLen) {
+            return List.of(d);
+        }
+        byte[] first = new byte[14 + ihl + split];
+        System.arraycopy(d, 0, first, 0, first.length);
+        byte[] second = new byte[d.length - split];
+        System.arraycopy(d, 0, second, 0, 14 + ihl);
+        System.arraycopy(d, 14 + ihl + split, second, 14 + ihl, ipLen - ihl - split);
+        ipHeader(first, ihl + split, 0x2000); // more fragments, offset 0
+        ipHeader(second, ipLen - split, split / 8);
+        return List.of(first, second);
+    }
+
+    private static void ipHeader(byte[] d, int totalLength, int flagsAndOffset) {
+        d[16] = (byte) (totalLength >>> 8);
+        d[17] = (byte) totalLength;
+        d[20] = (byte) (flagsAndOffset >>> 8);
+        d[21] = (byte) flagsAndOffset;
+        ipChecksum(d);
+    }
+
+    /** A pcapng block: type, length, body, length again (little-endian). */
+    private static byte[] block(int type, byte[] body) {
+        return ByteBuffer.allocate(12 + body.length).order(ByteOrder.LITTLE_ENDIAN)
+                .putInt(type).putInt(12 + body.length).put(body).putInt(12 + body.length).array();
+    }
+
     /**
      * A SYN flood: {@code syns} SYNs from as many client addresses and ports to one server port,
      * 10 µs apart, none answered. Classic pcap, Ethernet/IPv4.
      */
     static void writeSynFlood(Path out, int syns) throws IOException {
         try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
-            ByteBuffer h = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
-            h.putInt(0xa1b2c3d4).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(65535).putInt(1);
-            o.write(h.array());
+            writeClassicHeader(o);
             ByteBuffer rec = ByteBuffer.allocate(16 + 58).order(ByteOrder.LITTLE_ENDIAN);
             long t0 = 1_700_000_000_000_000L;
             for (int i = 0; i < syns; i++) {

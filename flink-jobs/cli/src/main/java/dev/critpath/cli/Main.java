@@ -25,7 +25,7 @@ public final class Main {
                 .addSubcommand(new DemoCommand()).addSubcommand(new AnalyzeCommand()).addSubcommand(new StreamCommand())
                 .addSubcommand(new ReplayCommand()).addSubcommand("sql", PythonCommand.sql())
                 .addSubcommand("dashboards", PythonCommand.dashboards()).addSubcommand(new BenchCommand())
-                .addSubcommand(new StreamBenchCommand()).addSubcommand(new CommandLine.HelpCommand());
+                .addSubcommand(new StreamBenchCommand()).addSubcommand(new ReaderBenchCommand()).addSubcommand(new CommandLine.HelpCommand());
         return main.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("critpath: " + ex.getMessage() + rootCause(ex));
             return 2;

@@ -519,7 +519,7 @@ public final class PcapReader implements Closeable {
             p.optionsTruncated = true;
             optEnd = end;
         }
-        parseOptions(t + 20, optEnd, p);
+        p.decodeOptions(buf, t + 20, optEnd);
         return true;
     }
 
@@ -550,52 +550,6 @@ public final class PcapReader implements Closeable {
         d.first = p.copy();
         d.tcpHeaderLen = pieceLen - p.payloadLen;
         return true;
-    }
-
-    private void parseOptions(int o, int optEnd, RawPacket p) {
-        while (o < optEnd) {
-            int kind = buf[o] & 0xff;
-            if (kind == 0) {
-                return;
-            }
-            if (kind == 1) {
-                o++;
-                continue;
-            }
-            if (o + 1 >= optEnd) {
-                p.optionsTruncated = true;
-                return;
-            }
-            int len = buf[o + 1] & 0xff;
-            if (len < 2) {
-                return; // malformed: stop rather than loop
-            }
-            if (o + len > optEnd) {
-                p.optionsTruncated = true;
-                return;
-            }
-            switch (kind) {
-                case 2 -> { if (len == 4) p.mss = be16(o + 2); }
-                case 3 -> { if (len == 3) p.wscale = buf[o + 2] & 0xff; }
-                case 4 -> p.sackOk = true;
-                case 5 -> {
-                    int blocks = Math.min((len - 2) / 8, 4);
-                    for (int b = 0; b < blocks; b++) {
-                        p.sack[2 * b] = be32(o + 2 + 8 * b) & 0xffff_ffffL;
-                        p.sack[2 * b + 1] = be32(o + 6 + 8 * b) & 0xffff_ffffL;
-                    }
-                    p.sackCount = 2 * blocks;
-                }
-                case 8 -> {
-                    if (len == 10) {
-                        p.tsval = be32(o + 2) & 0xffff_ffffL;
-                        p.tsecr = be32(o + 6) & 0xffff_ffffL;
-                    }
-                }
-                default -> { }
-            }
-            o += len;
-        }
     }
 
     /** Makes at least n bytes available at pos; false when the stream ends first. */

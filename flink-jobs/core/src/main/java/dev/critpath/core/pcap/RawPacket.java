@@ -69,7 +69,68 @@ public final class RawPacket {
         optionsTruncated = o.optionsTruncated;
     }
 
-    void resetOptions() {
+    /**
+     * Takes MSS, window scale, SACK-permitted, SACK blocks and timestamps from the TCP options in
+     * {@code b[from, to)}; flags {@link #optionsTruncated} when one runs past {@code to}. Public for
+     * the reader benchmark, which decodes the options of libraries that do not (docs/performance.md).
+     */
+    public void decodeOptions(byte[] b, int from, int to) {
+        int o = from;
+        while (o < to) {
+            int kind = b[o] & 0xff;
+            if (kind == 0) {
+                return;
+            }
+            if (kind == 1) {
+                o++;
+                continue;
+            }
+            if (o + 1 >= to) {
+                optionsTruncated = true;
+                return;
+            }
+            int len = b[o + 1] & 0xff;
+            if (len < 2) {
+                return; // malformed: stop rather than loop
+            }
+            if (o + len > to) {
+                optionsTruncated = true;
+                return;
+            }
+            switch (kind) {
+                case 2 -> { if (len == 4) mss = be16(b, o + 2); }
+                case 3 -> { if (len == 3) wscale = b[o + 2] & 0xff; }
+                case 4 -> sackOk = true;
+                case 5 -> {
+                    int blocks = Math.min((len - 2) / 8, 4);
+                    for (int i = 0; i < blocks; i++) {
+                        sack[2 * i] = be32(b, o + 2 + 8 * i);
+                        sack[2 * i + 1] = be32(b, o + 6 + 8 * i);
+                    }
+                    sackCount = 2 * blocks;
+                }
+                case 8 -> {
+                    if (len == 10) {
+                        tsval = be32(b, o + 2);
+                        tsecr = be32(b, o + 6);
+                    }
+                }
+                default -> { }
+            }
+            o += len;
+        }
+    }
+
+    private static int be16(byte[] b, int o) {
+        return ((b[o] & 0xff) << 8) | (b[o + 1] & 0xff);
+    }
+
+    private static long be32(byte[] b, int o) {
+        return ((long) be16(b, o) << 16) | be16(b, o + 2);
+    }
+
+    /** Clears what {@link #decodeOptions} sets, before a packet's options are read. */
+    public void resetOptions() {
         wscale = -1;
         mss = -1;
         sackOk = false;
