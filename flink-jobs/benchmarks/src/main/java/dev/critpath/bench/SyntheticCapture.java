@@ -146,8 +146,9 @@ final class SyntheticCapture {
     }
 
     /**
-     * The originals' frames as one classic pcap, each TCP segment with data beyond its header sent
-     * as two IPv4 fragments (the first holding the TCP header) under the segment's timestamp.
+     * The originals' frames as one classic pcap, each TCP segment captured whole with data beyond
+     * its header sent as two IPv4 fragments (the first holding the TCP header) under the segment's
+     * timestamp. Frames captured headers only stay as they are.
      */
     void writeFragmented(Path out) throws IOException {
         try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
