@@ -41,7 +41,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     static final Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> SIDE_TABLES = sideTables();
     private static final Map<PathAnalysis.Rows, WarehouseTable[]> TABLES = Map.of(
             PathAnalysis.Rows.ALL, WarehouseTable.values(),
-            PathAnalysis.Rows.SEGMENT, new WarehouseTable[] {WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH},
+            PathAnalysis.Rows.SEGMENT, new WarehouseTable[] {WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.PACKETS},
             PathAnalysis.Rows.FINISH, new WarehouseTable[] {WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.SCREENING});
 
     private transient PathAnalysis analysis;
@@ -111,7 +111,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
 
     private static Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> sideTables() {
         Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> m = new EnumMap<>(WarehouseTable.class);
-        for (WarehouseTable t : List.of(WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.SCREENING)) {
+        for (WarehouseTable t : List.of(WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.PACKETS, WarehouseTable.SCREENING)) {
             m.put(t, new OutputTag<>(t.tableName(), WarehouseSink.rowType(t.schema())));
         }
         return m;

@@ -16,6 +16,7 @@ public final class SenderMarks {
     private final boolean[] lossArc;
     private final int[] liberator;
     private final boolean[] outOfWindow;
+    private final boolean[] duplicateAck;
 
     /** Marks for a timeline of this many transmissions, each a control packet until the simulation says otherwise. */
     public SenderMarks(int transmissions) {
@@ -28,6 +29,7 @@ public final class SenderMarks {
         liberator = new int[transmissions];
         Arrays.fill(liberator, -1);
         outOfWindow = new boolean[transmissions];
+        duplicateAck = new boolean[transmissions];
     }
 
     public TxKind kind(Tx t) {
@@ -66,6 +68,15 @@ public final class SenderMarks {
     /** True when the sender sent it beyond the simulated window and the simulation re-synchronised. */
     public boolean outOfWindow(Tx t) {
         return outOfWindow[t.idx()];
+    }
+
+    /** An ACK its sender's replay counted as a duplicate (the profile's dup_acks). */
+    public boolean duplicateAck(Tx t) {
+        return duplicateAck[t.idx()];
+    }
+
+    void countedDuplicate(Tx t) {
+        duplicateAck[t.idx()] = true;
     }
 
     void kind(Tx t, TxKind k) {
