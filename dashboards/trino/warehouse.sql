@@ -127,6 +127,8 @@ CREATE TABLE IF NOT EXISTS critpath.critical_path (
   flags varchar,
   seq bigint,
   len integer,
+  ack bigint,
+  tx_index integer,
   estimated boolean,
   dt date,
   hour integer

@@ -39,6 +39,8 @@ public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile
             m.put("flags", a.flags());
             m.put("seq", a.seq());
             m.put("len", a.len());
+            m.put("ack", a.ack());
+            m.put("tx_index", a.txIndex());
             m.put("estimated", a.estimated());
             return m;
         }).toList();
