@@ -362,14 +362,17 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="critpath plot", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--warehouse", help="a Parquet warehouse (critpath analyze --parquet, the streaming job)")
     p.add_argument("--conn-uid", help="the connection (profiles.conn_uid)")
-    for opt in ("--client-pcap", "--server-pcap", "--pcap", "--events"):
-        p.add_argument(opt, action="append", default=[], metavar="FILE", help="analyse this first (as `critpath analyze` does)")
+    for opt in ("--client-pcap", "--server-pcap"):
+        p.add_argument(opt, metavar="FILE", help="a capture to analyse first (as `critpath analyze` does)")
+    for opt in ("--pcap", "--events"):
+        p.add_argument(opt, action="append", default=[], metavar="FILE", help="the same, repeatable")
     p.add_argument("--screen", metavar="FILE", help="the screen's properties for that analysis")
     p.add_argument("--connection", metavar="[ADDR:]PORT", help="the connection whose client or server is this")
     p.add_argument("--out", metavar="PREFIX", help="writes PREFIX.svg and PREFIX.html (default: critpath-plot-CLIENTPORT)")
     args = p.parse_args(argv)
-    captures = [v for opt in ("client_pcap", "server_pcap", "pcap", "events") for f in getattr(args, opt)
-                for v in ("--" + opt.replace("_", "-"), f)]
+    given = {"client_pcap": [args.client_pcap] if args.client_pcap else [], "server_pcap": [args.server_pcap] if args.server_pcap else [],
+             "pcap": args.pcap, "events": args.events}
+    captures = [v for opt, files in given.items() for f in files for v in ("--" + opt.replace("_", "-"), f)]
     if bool(captures) == bool(args.warehouse):
         p.error("give --warehouse, or captures/event files to analyse")
     with tempfile.TemporaryDirectory(prefix="critpath-plot-") as tmp:
