@@ -270,9 +270,15 @@ def plotly_figure(sc):
     return fig
 
 
+def html_page(sc, include_plotlyjs=True):
+    """The interactive page; plotly's script inside it, or from that URL."""
+    return plotly_figure(sc).to_html(include_plotlyjs=include_plotlyjs, full_html=True, div_id="critpath-plot",
+                                     config={"scrollZoom": True, "displaylogo": False})
+
+
 def write_html(sc, path):
-    plotly_figure(sc).write_html(path, include_plotlyjs=True, full_html=True, div_id="critpath-plot",
-                                 config={"scrollZoom": True, "displaylogo": False})
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(html_page(sc))
 
 
 def write_svg(sc, path):

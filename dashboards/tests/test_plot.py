@@ -10,6 +10,7 @@ from collections import Counter
 
 import pytest
 from conftest import REPO
+from testkit import PLOT_FIGURE, chromium, console_errors, wait_for
 
 sys.path.insert(0, os.path.join(REPO, "dashboards"))
 import critpath_sql  # noqa: E402
@@ -95,47 +96,16 @@ def test_from_captures_the_marks_are_the_packets_the_sensors_captured(tmp_path):
     assert marks["fast_retransmit"] == 2 * conn["kernel"]["server"]["TcpExtTCPFastRetrans"] == 2
 
 
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    opts = webdriver.ChromeOptions()
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1300"):
-        opts.add_argument(a)
-    opts.binary_location = "/usr/bin/chromium"
-    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
-
-
-# the page's own figure, as plotly holds it: points per packet kind, segments per arc trace
-FIGURE = """
-const div = document.getElementById('critpath-plot');
-if (!div || !div.data || !div._fullLayout) return null;
-const kinds = {}, arcs = {}, timeline = {};
-for (const t of div.data) {
-  const m = t.meta || {};
-  if (m.kind) kinds[m.kind] = (kinds[m.kind] || 0) + t.x.length;
-  const segments = t.x.filter(v => v !== null).length / 2;
-  if (m.arcs) arcs[m.panel] = (arcs[m.panel] || 0) + segments;
-  if (m.timeline) timeline[m.timeline] = segments;
-}
-return {kinds, arcs, timeline, drawn: div.querySelectorAll('.scatterlayer .trace').length,
-        resources: performance.getEntriesByType('resource').map(r => r.name)};
-"""
-
-
 def test_the_interactive_page_in_headless_chromium(plots):
     """The page draws every kept packet and arc with nothing fetched and no console error; a zoom
     narrows the time axis. Screenshots stay in dashboards/tests/screenshots."""
-    from testkit import wait_for
-
     con, prefixes = plots
     os.makedirs(SCREENSHOTS, exist_ok=True)
-    b = browser()
+    b = chromium()
     try:
         for i, (uid, prefix) in enumerate(prefixes.items()):
             b.get("file://" + prefix + ".html")
-            fig = wait_for(lambda: b.execute_script(FIGURE), uid + ": the plot drawn")
+            fig = wait_for(lambda: b.execute_script(PLOT_FIGURE), uid + ": the plot drawn")
             rows = dict(con.execute("SELECT kind, count(*) FROM packets WHERE conn_uid = ? GROUP BY kind", [uid]).fetchall())
             assert fig["kinds"] == rows, uid
             arcs = con.execute("SELECT count(*) FROM critical_path WHERE conn_uid = ?", [uid]).fetchone()[0]
@@ -148,7 +118,6 @@ def test_the_interactive_page_in_headless_chromium(plots):
             b.execute_script("Plotly.relayout('critpath-plot', {'xaxis.range': [0, arguments[0]]})", before[1] / 4)
             after = b.execute_script("return document.getElementById('critpath-plot')._fullLayout.xaxis3.range.slice()")
             assert after[1] == pytest.approx(before[1] / 4), "the panels share the zoomed time axis"
-            errors = [e for e in b.get_log("browser") if e["level"] == "SEVERE"]
-            assert errors == [], errors
+            assert console_errors(b) == []
     finally:
         b.quit()
