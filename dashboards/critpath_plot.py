@@ -272,8 +272,10 @@ def plotly_figure(sc):
 
 def html_page(sc, include_plotlyjs=True):
     """The interactive page; plotly's script inside it, or from that URL."""
-    return plotly_figure(sc).to_html(include_plotlyjs=include_plotlyjs, full_html=True, div_id="critpath-plot",
+    page = plotly_figure(sc).to_html(include_plotlyjs=include_plotlyjs, full_html=True, div_id="critpath-plot",
                                      config={"scrollZoom": True, "displaylogo": False})
+    # an empty icon: the browser asks for none
+    return page.replace("<head>", '<head>\n    <link rel="icon" href="data:,">', 1)
 
 
 def write_html(sc, path):

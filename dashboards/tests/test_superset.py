@@ -167,6 +167,7 @@ def test_a_flagged_connection_opens_its_plot_in_one_click(superset, warehouse):
         flagged = con.execute("SELECT count(*) FROM profiles WHERE NOT boring").fetchone()[0]
         assert len(links) == flagged
         dashboard = browser.current_window_handle
+        console_errors(browser)  # the dashboard's: the plot's page is judged alone
         links[0].click()
         wait_for(lambda: len(browser.window_handles) == 2, "the plot's tab")
         browser.switch_to.window([h for h in browser.window_handles if h != dashboard][0])
