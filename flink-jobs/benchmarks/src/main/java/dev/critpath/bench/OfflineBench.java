@@ -15,25 +15,36 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Stream;
 
 /**
- * What `critpath bench` measures: packets analysed per second on one thread, for the core alone
- * (events in memory) and end to end from a pcap, next to `tcptrace -l -n` on the same pcap
- * (without -n tcptrace spends its time on reverse DNS lookups, which measures the resolver, not
- * the analysis).
+ * What `critpath bench` measures. As a user runs them, whole processes (JVM start included):
+ * `critpath analyze --quiet --top 5 --server-pcap` against `tcptrace -l -n` on the same capture,
+ * alternated, wall time, CPU time and peak resident memory of each; on a capture of overlapping
+ * copies of the lab's server-side captures, on one twice as long with the same connections open at
+ * a time, and on a SYN flood. Then the core alone on one thread (events in memory, no reading).
+ * tcptrace runs with -n: without it, it spends its time on reverse DNS lookups, which measures
+ * the resolver, not the analysis.
  *
- * @param copies copies of the lab's server-side captures in the measured capture
+ * @param copies     copies of the lab's server-side captures in the measured capture
+ * @param spacingUs  how far apart the copies start (below the originals' span, they overlap)
+ * @param synFlood   SYNs in the SYN-flood capture; 0 for none
  * @param iterations timed runs of each measurement after one warm-up
  */
-public record OfflineBench(int copies, int iterations) {
+public record OfflineBench(int copies, long spacingUs, int synFlood, int iterations) {
+    /** One whole-process run: wall and CPU seconds, peak resident memory in KiB. */
+    private record ProcessRun(double wall, double cpu, long maxRssKib) {
+    }
+
     /**
-     * Writes the capture, measures, prints progress to {@code err} and the table to {@code out}.
+     * Writes the captures, measures, prints progress to {@code err} and the table to {@code out}.
      *
      * @param fixtures the lab runs whose server.pcap are copied
-     * @param workDir where the capture is written; null: a temporary directory, removed afterwards
+     * @param critpath the command that runs critpath (java -jar critpath.jar), null to skip the whole-process rows
+     * @param workDir  where the captures are written; null: a temporary directory, removed afterwards
      */
-    public void run(Path fixtures, Path workDir, PrintWriter out, PrintWriter err) throws Exception {
+    public void run(Path fixtures, List<String> critpath, Path workDir, PrintWriter out, PrintWriter err) throws Exception {
         SyntheticCapture capture = new SyntheticCapture(IpText.parse("10.71.1.2"));
         try (Stream<Path> s = Files.list(fixtures)) {
             for (Path run : s.filter(d -> Files.isRegularFile(d.resolve("server.pcap"))).sorted().toList()) {
@@ -42,34 +53,112 @@ public record OfflineBench(int copies, int iterations) {
         }
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("critpath-bench");
         Path pcap = work.resolve("bench-server-side.pcap");
-        err.printf(Locale.ROOT, "writing %,d copies of %,d lab frames to %s ...%n", copies, capture.framesPerCopy(), pcap);
-        err.flush();
-        capture.write(pcap, copies);
+        Path twice = work.resolve("bench-server-side-twice-as-long.pcap");
+        Path flood = work.resolve("bench-syn-flood.pcap");
         try {
+            err.printf(Locale.ROOT, "writing %,d copies of %,d lab frames, %.1f ms apart, to %s, and the same twice over to %s ...%n",
+                    copies, capture.framesPerCopy(), spacingUs / 1000.0, pcap, twice);
+            err.flush();
+            capture.write(pcap, copies, spacingUs, 1);
+            capture.write(twice, copies, spacingUs, 2);
+            if (synFlood > 0) {
+                SyntheticCapture.writeSynFlood(flood, synFlood);
+            }
             List<PacketEvent> events = PcapEvents.readAll(pcap, "server-side", SensorRole.SERVER);
             long packets = events.size();
             err.printf(Locale.ROOT, "%,d TCP packets, %,d bytes; warming up, then %d timed runs each%n", packets, Files.size(pcap), iterations);
             err.flush();
-            Timing core = time(() -> analyse(events));
-            err.printf(Locale.ROOT, "  core alone: %.2f s%n", core.median());
-            Timing endToEnd = time(() -> analyse(PcapEvents.readAll(pcap, "server-side", SensorRole.SERVER)));
-            err.printf(Locale.ROOT, "  end to end: %.2f s%n", endToEnd.median());
-            Timing tcptrace = onPath("tcptrace") ? time(() -> tcptrace(pcap)) : null;
-            out.printf(Locale.ROOT, "%-34s %24s %16s %20s%n", "measurement (one thread)", "seconds min/median/max", "packets/s median", "packets/s best");
-            row(out, "critpath core (events in memory)", core, packets);
-            row(out, "critpath end to end (pcap file)", endToEnd, packets);
-            if (tcptrace != null) {
-                row(out, "tcptrace -l -n (same pcap)", tcptrace, packets);
+            boolean tcptrace = onPath("tcptrace");
+            out.printf(Locale.ROOT, "%-58s %22s %10s %14s %14s%n", "whole process (as a user runs it)", "wall s min/median/max", "CPU s", "peak RSS MiB", "packets/s");
+            if (critpath != null) {
+                compare(out, err, "capture", pcap, critpath, tcptrace, packets);
+                compare(out, err, "twice as long, same connections open at a time", twice, critpath, tcptrace, 2 * packets);
+                if (synFlood > 0) {
+                    compare(out, err, String.format(Locale.ROOT, "%,d-SYN flood", synFlood), flood, critpath, tcptrace, synFlood);
+                }
             } else {
+                out.println("(critpath is not running from its jar: no whole-process rows)");
+            }
+            if (!tcptrace) {
                 out.println("tcptrace not installed: no comparison");
             }
-            out.printf(Locale.ROOT, "peak resident memory of this JVM: %s%n", peakRss());
+            Timing core = time(() -> analyse(events));
+            out.printf(Locale.ROOT, "%-58s %22s %10s %14s %,14.0f%n", "critpath core alone, one thread (events in memory)",
+                    String.format(Locale.ROOT, "%.2f / %.2f / %.2f", core.min(), core.median(), core.max()), "", "", packets / core.median());
         } finally {
             if (workDir == null) {
                 Files.deleteIfExists(pcap);
+                Files.deleteIfExists(twice);
+                Files.deleteIfExists(flood);
                 Files.deleteIfExists(work);
             }
         }
+    }
+
+    /** critpath and tcptrace on one capture, alternated run by run, each after one warm-up. */
+    private void compare(PrintWriter out, PrintWriter err, String what, Path pcap, List<String> critpath, boolean tcptrace, long packets)
+            throws Exception {
+        List<String> analyze = new ArrayList<>(critpath);
+        analyze.addAll(List.of("analyze", "--quiet", "--top", "5", "--server-pcap", pcap.toString()));
+        List<String> peer = List.of("tcptrace", "-l", "-n", pcap.toString());
+        measure(analyze);
+        if (tcptrace) {
+            measure(peer);
+        }
+        List<ProcessRun> ours = new ArrayList<>();
+        List<ProcessRun> theirs = new ArrayList<>();
+        for (int i = 0; i < iterations; i++) {
+            ours.add(measure(analyze));
+            if (tcptrace) {
+                theirs.add(measure(peer));
+            }
+            err.printf(Locale.ROOT, "  %s: run %d of %d%n", what, i + 1, iterations);
+            err.flush();
+        }
+        row(out, "critpath analyze: " + what, ours, packets);
+        if (tcptrace) {
+            row(out, "tcptrace -l -n: " + what, theirs, packets);
+        }
+        out.flush();
+    }
+
+    /** Runs a command under GNU time, output discarded. */
+    private static ProcessRun measure(List<String> command) throws Exception {
+        Path times = Files.createTempFile("critpath-bench", ".time");
+        try {
+            List<String> timed = new ArrayList<>(List.of("/usr/bin/time", "-o", times.toString(), "-f", "%e %U %S %M"));
+            timed.addAll(command);
+            Process p = new ProcessBuilder(timed).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(60, TimeUnit.MINUTES) || p.exitValue() != 0) {
+                throw new IllegalStateException(String.join(" ", command) + " failed");
+            }
+            List<String> lines = Files.readAllLines(times);
+            String[] f = lines.get(lines.size() - 1).trim().split(" ");
+            return new ProcessRun(Double.parseDouble(f[0]), Double.parseDouble(f[1]) + Double.parseDouble(f[2]), Long.parseLong(f[3]));
+        } finally {
+            Files.deleteIfExists(times);
+        }
+    }
+
+    private static void row(PrintWriter out, String what, List<ProcessRun> runs, long packets) {
+        double wall = median(runs, ProcessRun::wall);
+        out.printf(Locale.ROOT, "%-58s %22s %10.2f %,14.0f %,14.0f%n", what,
+                String.format(Locale.ROOT, "%.2f / %.2f / %.2f", min(runs, ProcessRun::wall), wall, max(runs, ProcessRun::wall)),
+                median(runs, ProcessRun::cpu), median(runs, r -> r.maxRssKib() / 1024.0), packets / wall);
+    }
+
+    private static double median(List<ProcessRun> runs, ToDoubleFunction<ProcessRun> f) {
+        List<Double> v = new ArrayList<>(runs.stream().map(f::applyAsDouble).toList());
+        Collections.sort(v);
+        return v.get(v.size() / 2);
+    }
+
+    private static double min(List<ProcessRun> runs, ToDoubleFunction<ProcessRun> f) {
+        return runs.stream().mapToDouble(f).min().orElseThrow();
+    }
+
+    private static double max(List<ProcessRun> runs, ToDoubleFunction<ProcessRun> f) {
+        return runs.stream().mapToDouble(f).max().orElseThrow();
     }
 
     private interface Run {
@@ -110,14 +199,6 @@ public record OfflineBench(int copies, int iterations) {
         }
     }
 
-    private static void tcptrace(Path pcap) throws Exception {
-        Process p = new ProcessBuilder("tcptrace", "-l", "-n", pcap.toString()).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        if (!p.waitFor(30, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("tcptrace -l -n failed on " + pcap);
-        }
-    }
-
     private static boolean onPath(String tool) {
         for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
             if (Files.isExecutable(Path.of(d, tool))) {
@@ -125,19 +206,5 @@ public record OfflineBench(int copies, int iterations) {
             }
         }
         return false;
-    }
-
-    private static void row(PrintWriter out, String what, Timing t, long packets) {
-        out.printf(Locale.ROOT, "%-34s %24s %,16.0f %,20.0f%n", what, String.format(Locale.ROOT, "%.2f / %.2f / %.2f", t.min(), t.median(), t.max()),
-                packets / t.median(), packets / t.min());
-    }
-
-    private static String peakRss() throws java.io.IOException {
-        for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-            if (line.startsWith("VmHWM:")) {
-                return line.substring(6).trim();
-            }
-        }
-        return "unknown";
     }
 }

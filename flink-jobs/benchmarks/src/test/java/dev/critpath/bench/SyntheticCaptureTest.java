@@ -1,10 +1,13 @@
 package dev.critpath.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.IpText;
+import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
@@ -30,7 +33,7 @@ class SyntheticCaptureTest {
         capture.addOriginal(Repo.testdata("lab/fast-retransmit/server.pcap"));
         capture.addOriginal(Repo.testdata("lab/keepalive-3/server.pcap"));
         Path out = tmp.resolve("copies.pcap");
-        capture.write(out, 3);
+        capture.write(out, 3, capture.periodUs(), 1);
 
         List<ConnectionResult> originals = analyse(List.of(Repo.testdata("lab/fast-retransmit/server.pcap"), Repo.testdata("lab/keepalive-3/server.pcap")));
         List<ConnectionResult> copies = analyse(List.of(out));
@@ -44,6 +47,33 @@ class SyntheticCaptureTest {
         for (List<String> copy : byClient.values()) {
             assertEquals(expected, copy.stream().sorted().toList(), "a copy is analysed as its original");
         }
+    }
+
+    /** Overlapping copies are still written in time order, and two blocks are twice the connections, each a copy of its original. */
+    @Test
+    void overlappingCopiesComeInTimeOrder() throws Exception {
+        SyntheticCapture capture = new SyntheticCapture(IpText.parse("10.71.1.2"));
+        capture.addOriginal(Repo.testdata("lab/fast-retransmit/server.pcap"));
+        Path out = tmp.resolve("overlapping.pcap");
+        capture.write(out, 4, 5_000, 2);
+        List<PacketEvent> events = PcapEvents.readAll(out, "server-side", SensorRole.SERVER);
+        for (int i = 1; i < events.size(); i++) {
+            assertTrue(events.get(i).tsUs() >= events.get(i - 1).tsUs(), "frame " + i + " goes back in time");
+        }
+        List<String> expected = analyse(List.of(Repo.testdata("lab/fast-retransmit/server.pcap"))).stream().map(SyntheticCaptureTest::summary).toList();
+        List<ConnectionResult> copies = analyse(List.of(out));
+        assertEquals(8 * expected.size(), copies.size());
+        copies.forEach(r -> assertTrue(expected.contains(summary(r)), "a copy is analysed as its original: " + summary(r)));
+    }
+
+    @Test
+    void aSynFloodIsThatManyUnansweredSyns() throws Exception {
+        Path out = tmp.resolve("flood.pcap");
+        SyntheticCapture.writeSynFlood(out, 1000);
+        List<PacketEvent> events = PcapEvents.readAll(out, "server-side", SensorRole.SERVER);
+        assertEquals(1000, events.size());
+        assertEquals(1000, events.stream().map(PacketEvent::communityId).distinct().count());
+        events.forEach(e -> assertTrue(e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK) && e.respP() == 80 && e.mss() == 1460));
     }
 
     private static List<ConnectionResult> analyse(List<Path> pcaps) throws Exception {

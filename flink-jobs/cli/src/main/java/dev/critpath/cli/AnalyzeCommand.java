@@ -5,30 +5,27 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.recipe.Analyzer;
-import dev.critpath.core.event.InvalidEventException;
-import dev.critpath.core.event.JsonLines;
-import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
-import dev.critpath.core.pcap.PcapEvents;
-import dev.critpath.core.pcap.PcapFormatException;
-import dev.critpath.core.pcap.PcapReader;
+import dev.critpath.core.lifecycle.PathAnalysis;
+import dev.critpath.core.lifecycle.Rejection;
+import dev.critpath.core.offline.EventFileInput;
+import dev.critpath.core.offline.EventInput;
+import dev.critpath.core.offline.InputFailedException;
+import dev.critpath.core.offline.OfflineAnalysis;
+import dev.critpath.core.offline.PcapInput;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
-import dev.critpath.core.trace.ConnectionAssembler;
-import dev.critpath.core.trace.ConnectionTrace;
 import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.ParquetTables;
-import dev.critpath.warehouse.WarehouseTable;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,20 +37,25 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** `critpath analyze`: offline critical path analysis of captures from one or two points. */
+/**
+ * `critpath analyze`: offline critical path analysis of captures from one or two points, read once
+ * as a stream: memory is bounded by the connections open at one time, not by the capture's length.
+ */
 @Command(name = "analyze", mixinStandardHelpOptions = true, sortOptions = false,
         header = "Analyses captures or packet-event files offline and prints where each connection's time went.",
         description = {"Analyses the TCP connections in pcap/pcapng captures (or packet-event JSON lines) and prints, "
             + "per connection, where its time went along the critical path and whether it is worth a look.",
             "",
-            "Give a capture from near the client, near the server, or both (their clocks need not be synchronised)."},
+            "Give a capture from near the client, near the server, or both (their clocks need not be synchronised).",
+            "",
+            "Captures of any length: packets are read once, and each connection is analysed when it closes or goes "
+            + "quiet, written out and dropped, so memory is bounded by the connections open at one time "
+            + "(--max-open-connections, --max-buffered-packets). Event files must each be one sensor's log in its own order."},
         footer = {"", "Examples:",
             "  critpath analyze --client-pcap client.pcap --server-pcap server.pcap",
             "  critpath analyze --server-pcap web01.pcap --top 20 --json out.jsonl",
             "  critpath analyze --events a.jsonl --events b.jsonl --sensor-role a=client"})
 final class AnalyzeCommand implements Callable<Integer> {
-    /** A packet event is a few hundred bytes; a longer line is not one. */
-    private static final int MAX_EVENT_LINE_BYTES = 1 << 16;
 
     @Spec
     CommandSpec spec;
@@ -94,8 +96,32 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--reno-inflation", description = "Model fast recovery with RFC 5681 window inflation instead of Linux PRR.")
     boolean renoInflation;
 
-    @Option(names = "--quiet", description = "No progress output.")
+    @Option(names = "--max-open-connections", paramLabel = "N", defaultValue = "" + OfflineAnalysis.Settings.MAX_OPEN_CONNECTIONS,
+            description = "Connections held at one time at most; beyond, new ones are refused and counted (default: ${DEFAULT-VALUE}).")
+    int maxOpenConnections;
+
+    @Option(names = "--max-buffered-packets", paramLabel = "N", defaultValue = "" + OfflineAnalysis.Settings.MAX_BUFFERED_PACKETS,
+            description = "Packets held at one time at most, about 200 bytes each (default: ${DEFAULT-VALUE}); "
+                    + "with --max-open-connections this bounds the memory, whatever the capture's length.")
+    long maxBufferedPackets;
+
+    @Option(names = "--idle-timeout", paramLabel = "SECONDS", defaultValue = "" + OfflineAnalysis.Settings.IDLE_TIMEOUT_S,
+            description = "A connection quiet this long is analysed as it stands (default: ${DEFAULT-VALUE}).")
+    long idleTimeoutS;
+
+    @Option(names = "--close-grace", paramLabel = "SECONDS", defaultValue = "" + OfflineAnalysis.Settings.CLOSE_GRACE_S,
+            description = "A closed connection waits this long for stray packets before it is analysed (default: ${DEFAULT-VALUE}).")
+    long closeGraceS;
+
+    @Option(names = "--threads", paramLabel = "N",
+            description = "Threads analysing connections (default: one per core; 0 analyses on the reading thread).")
+    Integer threads;
+
+    @Option(names = "--quiet", description = "No progress or reading summaries.")
     boolean quiet;
+
+    @Option(names = "--progress", description = "Progress lines even when stderr is not a terminal.")
+    boolean progress;
 
     @Override
     public Integer call() throws Exception {
@@ -105,60 +131,133 @@ final class AnalyzeCommand implements Callable<Integer> {
             err.println("critpath analyze: give --client-pcap, --server-pcap, --pcap and/or --events (see --help)");
             return 2;
         }
-        Progress progress = new Progress(err, quiet);
-        ConnectionAssembler assembler = new ConnectionAssembler();
-        try {
-            for (Replay.Capture c : captures.captures()) {
-                readPcap(c.file(), c.sensor(), c.role(), assembler, progress, err);
-            }
-            for (Path f : eventFiles) {
-                readEvents(f, assembler, progress, err);
-            }
-        } catch (PcapFormatException e) {
+        List<EventInput> inputs = new ArrayList<>();
+        for (Replay.Capture c : captures.captures()) {
+            inputs.add(new PcapInput(c.file(), c.sensor(), c.role()));
+        }
+        for (Path f : eventFiles) {
+            inputs.add(new EventFileInput(f, err::println));
+        }
+        int analysisThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        OfflineAnalysis analysis = new OfflineAnalysis(new Analyzer(config()), screen(), new OfflineAnalysis.Settings(
+                OfflineAnalysis.Settings.lifecycle(Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
+                        maxOpenConnections, maxBufferedPackets), analysisThreads));
+        ResultTable table = new ResultTable(out, top, all, arcs);
+        Outputs outputs = new Outputs(table, err);
+        OfflineAnalysis.Totals totals;
+        try (outputs) {
+            totals = analysis.run(inputs, outputs, progress || (!quiet && System.console() != null) ? new Progress(err) : p -> { });
+        } catch (InputFailedException e) {
             err.println("critpath analyze: " + e.getMessage());
             return 2;
         }
-        List<ConnectionTrace> traces = assembler.connections();
-        if (traces.isEmpty()) {
-            err.println("critpath analyze: no TCP connections in the input");
+        for (EventInput in : inputs) {
+            if (!quiet) {
+                err.println(in.name() + ": " + in.summary());
+            }
+            if (in.partialRead() != null) { // said even with --quiet: the capture is not all there
+                err.println("critpath analyze: " + in.name() + ": " + in.partialRead());
+            }
+        }
+        if (!quiet) {
+            totals.notes().forEach(err::println);
+        }
+        sayRejections(totals.rejected(), err);
+        if (totals.events() == 0) {
+            err.println("critpath analyze: no TCP packets in the input");
             return 2;
         }
-        Analyzer analyzer = new Analyzer(config());
-        Screen screen = screen();
-        List<ConnectionResult> results = new ArrayList<>();
-        int failures = 0;
-        int halfOpen = 0;
-        for (ConnectionTrace t : traces) {
-            if (t.isHalfOpen()) { // set aside as the stream sets them aside
-                halfOpen++;
-                progress.analysed(results.size() + failures + halfOpen, traces.size());
-                continue;
-            }
-            try {
-                results.add(screen.apply(analyzer.analyze(t)));
-            } catch (RuntimeException | StackOverflowError e) { // over the work budget, or an engine bug on an odd trace
-                failures++;
-                err.println("critpath analyze: connection " + t.addresses() + " could not be analysed: " + e);
-            }
-            progress.analysed(results.size() + failures + halfOpen, traces.size());
+        table.print();
+        if (jsonOut != null) {
+            err.println("wrote " + outputs.jsonRows + " connections to " + jsonOut);
         }
-        progress.done();
-        if (halfOpen > 0) { // said even with --quiet: these flows are in the input but not in the output
+        if (parquetOut != null) {
+            err.println("wrote Parquet tables under " + parquetOut + ": " + outputs.parquet.written().entrySet().stream()
+                    .map(e -> e.getKey().tableName() + " (" + e.getValue().size() + " file" + (e.getValue().size() == 1 ? "" : "s") + ")").toList());
+        }
+        return outputs.failures == 0 ? 0 : 1;
+    }
+
+    /** Input that was read but not analysed, said even with --quiet. */
+    private static void sayRejections(Map<String, Long> rejected, PrintWriter err) {
+        long halfOpen = rejected.getOrDefault(Rejection.HALF_OPEN, 0L);
+        if (halfOpen > 0) {
             err.println("critpath analyze: " + halfOpen + " half-open flow" + (halfOpen == 1 ? "" : "s")
                     + " (no answer, no payload: SYN floods, scans) set aside, not analysed");
         }
-        results.sort(Comparator.comparingLong(r -> r.profile().startUs));
-        new ResultTable(out).print(results, top, all || results.size() < 50, arcs);
-        if (jsonOut != null) {
-            writeJson(results, jsonOut);
-            err.println("wrote " + results.size() + " connections to " + jsonOut);
+        long late = rejected.getOrDefault(Rejection.LATE_EVENT, 0L);
+        if (late > 0) {
+            err.println("critpath analyze: " + late + " packet" + (late == 1 ? "" : "s") + " came after their connection was analysed"
+                    + " (more than --close-grace after its close, or --idle-timeout after its last packet): not analysed");
         }
-        if (parquetOut != null) {
-            Map<WarehouseTable, List<Path>> files = ParquetTables.write(parquetOut, results);
-            err.println("wrote Parquet tables under " + parquetOut + ": " + files.entrySet().stream()
-                    .map(e -> e.getKey().tableName() + " (" + e.getValue().size() + " file" + (e.getValue().size() == 1 ? "" : "s") + ")").toList());
+        long refused = rejected.getOrDefault(Rejection.FLOW_TABLE_FULL, 0L);
+        if (refused > 0) {
+            err.println("critpath analyze: " + refused + " packet" + (refused == 1 ? "" : "s") + " of new connections refused while "
+                    + "--max-open-connections or --max-buffered-packets was reached: not analysed; raise them (memory permitting)");
         }
-        return failures == 0 ? 0 : 1;
+    }
+
+    /** Where each result goes as it comes: the table's rows, the JSON lines, the Parquet tables. */
+    private final class Outputs implements OfflineAnalysis.Output, AutoCloseable {
+        private final ResultTable table;
+        private final PrintWriter err;
+        private final ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
+        private final BufferedWriter json;
+        final ParquetTables parquet;
+        long jsonRows;
+        int failures;
+
+        Outputs(ResultTable table, PrintWriter err) throws IOException {
+            this.table = table;
+            this.err = err;
+            this.json = jsonOut == null ? null : Files.newBufferedWriter(jsonOut, StandardCharsets.UTF_8);
+            this.parquet = parquetOut == null ? null : new ParquetTables(parquetOut);
+        }
+
+        @Override
+        public void analysed(ConnectionResult r, PathAnalysis.Rows rows) throws IOException {
+            if (parquet != null) {
+                parquet.add(r, rows);
+            }
+            if (rows == PathAnalysis.Rows.SEGMENT) {
+                return; // its exchanges and path are in the tables; the connection's row comes with its end
+            }
+            table.add(r);
+            if (json != null) {
+                writeJson(r);
+            }
+        }
+
+        @Override
+        public void rejected(Rejection r) {
+            if (r.reason().equals(Rejection.ANALYSIS_FAILED) || r.reason().equals(Rejection.ANALYSIS_BUDGET_EXCEEDED)) {
+                failures++; // over the work budget, or an engine bug on an odd trace
+                err.println("critpath analyze: connection " + r.event().origH() + ":" + r.event().origP() + " > " + r.event().respH()
+                        + ":" + r.event().respP() + " could not be analysed: " + r.detail());
+            }
+        }
+
+        private void writeJson(ConnectionResult r) throws IOException {
+            Map<String, Object> o = new LinkedHashMap<>(r.profileColumns());
+            o.put("exchanges", r.exchanges().stream().map(x -> x.columns()).toList());
+            o.put("screen", r.verdict().columns());
+            if (arcs) {
+                o.put("critical_path", r.arcColumns());
+            }
+            json.write(mapper.writeValueAsString(o));
+            json.newLine();
+            jsonRows++;
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (json != null) {
+                json.close();
+            }
+            if (parquet != null) {
+                parquet.close();
+            }
+        }
     }
 
     private AnalysisConfig config() {
@@ -183,70 +282,5 @@ final class AnalyzeCommand implements Callable<Integer> {
             p.load(r);
         }
         return Screen.fromProperties(p, ConnectionProfile.empty().columns());
-    }
-
-    private static void readPcap(Path file, String sensor, SensorRole role, ConnectionAssembler assembler, Progress progress,
-            PrintWriter err) throws IOException, PcapFormatException {
-        progress.reading(file);
-        PcapEvents events = new PcapEvents(sensor, role, 0);
-        PcapReader.Stats stats = events.stream(file, e -> {
-            assembler.add(e);
-            progress.packet();
-        });
-        progress.readDone(file, stats.toString());
-        if (stats.partialRead("analysed") != null) { // said even with --quiet: the capture is not all there
-            err.println("critpath analyze: " + file + ": " + stats.partialRead("analysed"));
-        }
-    }
-
-    private static void readEvents(Path file, ConnectionAssembler assembler, Progress progress, PrintWriter err) throws IOException {
-        progress.reading(file);
-        PacketEventJson codec = PacketEventJson.standard();
-        Map<String, Integer> rejected = new LinkedHashMap<>();
-        try (InputStream in = Files.newInputStream(file)) {
-            JsonLines.read(in, MAX_EVENT_LINE_BYTES, (lineNo, line) -> {
-                String reason;
-                String why;
-                if (line == null) {
-                    reason = "LINE_TOO_LONG";
-                    why = "longer than " + MAX_EVENT_LINE_BYTES + " bytes";
-                } else if (JsonLines.isBlank(line)) {
-                    return;
-                } else {
-                    try {
-                        assembler.add(codec.parse(line));
-                        progress.packet();
-                        return;
-                    } catch (InvalidEventException ex) {
-                        reason = ex.error().name();
-                        why = ex.getMessage();
-                    } catch (RuntimeException | StackOverflowError ex) {
-                        // a reader bug on some bytes costs that line, not the file
-                        reason = "UNREADABLE";
-                        why = ex.toString();
-                    }
-                }
-                if (rejected.merge(reason, 1, Integer::sum) == 1) {
-                    err.println(file + ":" + lineNo + ": rejected (" + reason + "): " + why);
-                }
-            });
-        }
-        progress.readDone(file, rejected.isEmpty() ? "all events valid" : "rejected events by reason: " + rejected);
-    }
-
-    private void writeJson(List<ConnectionResult> results, Path file) throws IOException {
-        ObjectMapper mapper = new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
-        try (BufferedWriter w = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
-            for (ConnectionResult r : results) {
-                Map<String, Object> o = new LinkedHashMap<>(r.profileColumns());
-                o.put("exchanges", r.exchanges().stream().map(x -> x.columns()).toList());
-                o.put("screen", r.verdict().columns());
-                if (arcs) {
-                    o.put("critical_path", r.arcColumns());
-                }
-                w.write(mapper.writeValueAsString(o));
-                w.newLine();
-            }
-        }
     }
 }

@@ -2,6 +2,8 @@ package dev.critpath.cli;
 
 import dev.critpath.bench.OfflineBench;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,21 +12,28 @@ import picocli.CommandLine.Spec;
 
 /** `critpath bench`: the options of {@link OfflineBench}, the lab runs of this checkout by default. */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-        header = "Measures the offline analysis speed next to tcptrace on a large capture.",
-        description = {"Builds a large server-side capture from copies of the bundled lab captures, then times the "
-            + "core engine alone on one thread, critpath end to end from the file, and tcptrace -l -n on the same file "
-            + "(if installed). Prints a table; docs/performance.md records the figures."})
+        header = "Measures critpath analyze next to tcptrace -l -n on large captures, as whole processes.",
+        description = {"Builds a large server-side capture of overlapping copies of the bundled lab captures, one twice as "
+            + "long with the same connections open at a time, and a SYN flood; runs `critpath analyze` and `tcptrace -l -n` "
+            + "(if installed) on each, alternated, and reports wall time, CPU time and peak memory of each process; then the "
+            + "core engine alone on one thread. Prints a table; docs/performance.md records the figures."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--copies", paramLabel = "N", description = "Copies of the lab's server-side captures (default: ${DEFAULT-VALUE}, about 2 million packets).", defaultValue = "190")
+    @Option(names = "--copies", paramLabel = "N", description = "Copies of the lab's server-side captures (default: ${DEFAULT-VALUE}, about 3.6 million packets).", defaultValue = "200")
     int copies;
 
-    @Option(names = "--iterations", paramLabel = "N", description = "Timed runs of each measurement after one warm-up (default: ${DEFAULT-VALUE}); fastest, median and slowest are reported.", defaultValue = "5")
+    @Option(names = "--spacing-ms", paramLabel = "MS", description = "How far apart the copies start; below the lab captures' span they overlap (default: ${DEFAULT-VALUE}).", defaultValue = "5")
+    double spacingMs;
+
+    @Option(names = "--syn-flood", paramLabel = "N", description = "SYNs in the SYN-flood capture; 0 for none (default: ${DEFAULT-VALUE}).", defaultValue = "1000000")
+    int synFlood;
+
+    @Option(names = "--iterations", paramLabel = "N", description = "Timed runs of each measurement after one warm-up (default: ${DEFAULT-VALUE}); fastest, median and slowest are reported.", defaultValue = "3")
     int iterations;
 
-    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the capture is written (default: a temporary directory, removed afterwards).")
+    @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the captures are written (default: a temporary directory, removed afterwards).")
     Path workDir;
 
     @Option(names = "--fixtures", paramLabel = "DIR", description = "Lab runs to copy (default: testdata/lab of this checkout).")
@@ -32,8 +41,23 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        new OfflineBench(copies, iterations).run(fixtures != null ? fixtures : Checkout.labRuns(), workDir,
-                spec.commandLine().getOut(), spec.commandLine().getErr());
+        new OfflineBench(copies, Math.round(spacingMs * 1000), synFlood, iterations).run(fixtures != null ? fixtures : Checkout.labRuns(),
+                critpathCommand(), workDir, spec.commandLine().getOut(), spec.commandLine().getErr());
         return 0;
+    }
+
+    /** This JVM running this jar, as the launcher runs it; null when not running from a jar. */
+    private static List<String> critpathCommand() throws Exception {
+        Path jar = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        if (!jar.toString().endsWith(".jar")) {
+            return null;
+        }
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        String opts = System.getenv("CRITPATH_JAVA_OPTS");
+        if (opts != null && !opts.isBlank()) {
+            command.addAll(List.of(opts.trim().split("\\s+")));
+        }
+        command.addAll(List.of("-jar", jar.toString()));
+        return command;
     }
 }

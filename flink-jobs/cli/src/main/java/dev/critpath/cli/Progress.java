@@ -1,64 +1,47 @@
 package dev.critpath.cli;
 
+import dev.critpath.core.offline.OfflineAnalysis;
 import java.io.PrintWriter;
-import java.nio.file.Path;
+import java.util.Locale;
+import java.util.function.Consumer;
 
-/** Progress lines on stderr for long reads and analyses, at most one every two seconds. */
-final class Progress {
+/**
+ * Progress lines on stderr for long analyses, at most one every two seconds: packets and their
+ * rate, bytes done, time left, connections open and analysed.
+ */
+final class Progress implements Consumer<OfflineAnalysis.Progress> {
     private static final long INTERVAL_NS = 2_000_000_000L;
     private final PrintWriter err;
-    private final boolean quiet;
-    private long packets;
-    private long lastReport = System.nanoTime();
-    private final long started = System.nanoTime();
+    private long lastReportNs;
 
-    Progress(PrintWriter err, boolean quiet) {
+    Progress(PrintWriter err) {
         this.err = err;
-        this.quiet = quiet;
     }
 
-    void reading(Path file) {
-        say("reading " + file);
-    }
-
-    void packet() {
-        packets++;
-        if ((packets & 0xffff) == 0 && due()) {
-            say(String.format(java.util.Locale.ROOT, "  %,d packets read (%.1f s)", packets, seconds()));
+    @Override
+    public void accept(OfflineAnalysis.Progress p) {
+        if (!p.done() && p.nanos() - lastReportNs < INTERVAL_NS) {
+            return;
         }
-    }
-
-    void readDone(Path file, String stats) {
-        say("  " + file.getFileName() + ": " + stats);
-    }
-
-    void analysed(int done, int total) {
-        if (due() || done == total) {
-            say(String.format(java.util.Locale.ROOT, "analysed %,d of %,d connections (%.1f s)", done, total, seconds()));
-        }
-    }
-
-    void done() {
+        lastReportNs = p.nanos();
+        err.println(line(p));
         err.flush();
     }
 
-    private boolean due() {
-        long now = System.nanoTime();
-        if (now - lastReport >= INTERVAL_NS) {
-            lastReport = now;
-            return true;
+    static String line(OfflineAnalysis.Progress p) {
+        double s = p.nanos() / 1e9;
+        StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "%,d packets (%,.0f/s), %s", p.events(), p.events() / s, mb(p.bytesRead())));
+        if (p.bytesTotal() > 0) {
+            double done = Math.min(1.0, (double) p.bytesRead() / p.bytesTotal());
+            b.append(String.format(Locale.ROOT, " of %s (%.0f%%)", mb(p.bytesTotal()), 100 * done));
+            if (done > 0) {
+                b.append(String.format(Locale.ROOT, ", about %.0f s left", s * (1 - done) / done));
+            }
         }
-        return false;
+        return b.append(String.format(Locale.ROOT, ", %,d connections open, %,d analysed", p.connectionsHeld(), p.connectionsDone())).toString();
     }
 
-    private double seconds() {
-        return (System.nanoTime() - started) / 1e9;
-    }
-
-    private void say(String s) {
-        if (!quiet) {
-            err.println(s);
-            err.flush();
-        }
+    private static String mb(long bytes) {
+        return String.format(Locale.ROOT, "%,.1f MB", bytes / 1e6);
     }
 }

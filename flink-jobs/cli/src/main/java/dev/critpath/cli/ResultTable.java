@@ -12,8 +12,13 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.PriorityQueue;
 
-/** The per-connection table `critpath analyze` prints: time split in ms and %, and the verdict. */
+/**
+ * The per-connection table `critpath analyze` prints: time split in ms and %, and the verdict.
+ * Results come one at a time and are kept as compact rows, at most {@link #MAX_ROWS} of them (the
+ * highest screen scores), so a capture of any number of connections prints in bounded memory.
+ */
 final class ResultTable {
     /** Column headings; CategoryListsTest checks that every category has one. */
     static final Map<Category, String> HEADERS = new EnumMap<>(Map.ofEntries(
@@ -23,27 +28,64 @@ final class ResultTable {
             Map.entry(Category.LOSS_BACKOFF, "loss:backoff"), Map.entry(Category.IDLE, "idle"),
             Map.entry(Category.SERVER_OR_QUEUING, "server|queuing"), Map.entry(Category.CLIENT_OR_QUEUING, "client|queuing"),
             Map.entry(Category.UNKNOWN, "unknown")));
-    private final PrintWriter out;
+    /** Rows kept for printing at most; the files (--json, --parquet) have every connection. */
+    static final int MAX_ROWS = 10_000;
+    /** Below this many connections the boring ones are printed too. */
+    static final int SMALL = 50;
 
-    ResultTable(PrintWriter out) {
-        this.out = out;
+    /** What a printed row needs of a result. */
+    private record Row(long startUs, String connection, String mode, long durationUs, long[] times, boolean boring,
+            List<String> failedRules, String explanation, long scoreUs, List<String> arcLines) {
     }
 
-    void print(List<ConnectionResult> results, Integer top, boolean includeBoring, boolean withArcs) {
-        List<ConnectionResult> shown = new ArrayList<>();
-        for (ConnectionResult r : results) {
-            if (includeBoring || !r.verdict().boring()) {
-                shown.add(r);
-            }
+    /** Worth a look before boring, then by score: the first rows to print, the last to drop. */
+    private static final Comparator<Row> PRIORITY = Comparator.comparing(Row::boring)
+            .thenComparing(Comparator.comparingLong(Row::scoreUs).reversed());
+
+    private final PrintWriter out;
+    private final Integer top;
+    private final boolean all;
+    private final boolean withArcs;
+    /** The rows to print so far, the one to drop next at the head. */
+    private final PriorityQueue<Row> kept = new PriorityQueue<>(PRIORITY.reversed());
+    private long connections;
+    private long boring;
+
+    ResultTable(PrintWriter out, Integer top, boolean all, boolean withArcs) {
+        this.out = out;
+        this.top = top;
+        this.all = all;
+        this.withArcs = withArcs;
+    }
+
+    void add(ConnectionResult r) {
+        connections++;
+        boring += r.verdict().boring() ? 1 : 0;
+        if (!all && connections == SMALL) {
+            kept.removeIf(Row::boring); // no longer a small run: only what is worth a look
         }
-        if (top != null) {
-            shown.sort(Comparator.comparing((ConnectionResult r) -> r.verdict().boring())
-                    .thenComparing(Comparator.comparingLong((ConnectionResult r) -> r.verdict().scoreUs()).reversed()));
-            shown = shown.subList(0, Math.min(top, shown.size()));
+        if (r.verdict().boring() && !all && connections >= SMALL) {
+            return;
         }
+        ConnectionProfile p = r.profile();
+        long[] times = new long[Category.values().length];
+        for (Category c : Category.values()) {
+            times[c.ordinal()] = p.times.get(c);
+        }
+        kept.add(new Row(p.startUs, p.clientAddr + ":" + p.clientPort + " > " + p.serverAddr + ":" + p.serverPort,
+                p.mode.key().replace('_', '-'), p.durationUs(), times, r.verdict().boring(), r.verdict().failedRules(),
+                r.verdict().explanation(), r.verdict().scoreUs(), withArcs ? arcLines(r) : List.of()));
+        if (kept.size() > (top != null ? top : MAX_ROWS)) {
+            kept.poll();
+        }
+    }
+
+    void print() {
+        List<Row> shown = new ArrayList<>(kept);
+        shown.sort(top != null ? PRIORITY : Comparator.comparingLong(Row::startUs));
         List<Category> cols = new ArrayList<>();
         for (Category c : Category.values()) {
-            if (shown.stream().anyMatch(r -> r.profile().times.get(c) > 0)) {
+            if (shown.stream().anyMatch(r -> r.times()[c.ordinal()] > 0)) {
                 cols.add(c);
             }
         }
@@ -54,36 +96,34 @@ final class ResultTable {
         h.append("  verdict");
         out.println(h);
         int n = 0;
-        for (ConnectionResult r : shown) {
-            ConnectionProfile p = r.profile();
-            String conn = p.clientAddr + ":" + p.clientPort + " > " + p.serverAddr + ":" + p.serverPort;
-            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-4d %-46s %-11s %8.1f ms", ++n, conn, p.mode.key().replace('_', '-'), p.durationUs() / 1000.0));
+        for (Row r : shown) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-4d %-46s %-11s %8.1f ms", ++n, r.connection(), r.mode(), r.durationUs() / 1000.0));
             for (Category c : cols) {
-                long us = p.times.get(c);
-                row.append(String.format(Locale.ROOT, " %16s", us == 0 ? "-" : String.format(Locale.ROOT, "%.1f (%.0f%%)", us / 1000.0, 100.0 * us / Math.max(1, p.durationUs()))));
+                long us = r.times()[c.ordinal()];
+                row.append(String.format(Locale.ROOT, " %16s", us == 0 ? "-" : String.format(Locale.ROOT, "%.1f (%.0f%%)", us / 1000.0, 100.0 * us / Math.max(1, r.durationUs()))));
             }
             // the rules are named for what a boring connection shows, so they are listed as failed, never bare
-            row.append("  ").append(r.verdict().boring() ? "boring" : "LOOK, failed: " + String.join(",", r.verdict().failedRules()));
+            row.append("  ").append(r.boring() ? "boring" : "LOOK, failed: " + String.join(",", r.failedRules()));
             out.println(row);
-            if (!r.verdict().boring()) {
-                out.println("       why: " + r.verdict().explanation());
+            if (!r.boring()) {
+                out.println("       why: " + r.explanation());
             }
-            if (withArcs) {
-                printArcs(r);
-            }
+            r.arcLines().forEach(out::println);
         }
-        long boring = results.stream().filter(r -> r.verdict().boring()).count();
-        out.printf(Locale.ROOT, "%n%d connections, %d boring, %d worth a look%s%n", results.size(), boring, results.size() - boring,
-                shown.size() < results.size() ? " (" + shown.size() + " shown; --all shows every connection)" : "");
+        out.printf(Locale.ROOT, "%n%d connections, %d boring, %d worth a look%s%n", connections, boring, connections - boring,
+                shown.size() < connections ? " (" + shown.size() + " shown; " + (shown.size() < MAX_ROWS || top != null
+                        ? "--all shows every connection)" : "the highest screen scores; --json or --parquet has every connection)") : "");
         out.flush();
     }
 
-    private void printArcs(ConnectionResult r) {
+    private static List<String> arcLines(ConnectionResult r) {
         long t0 = r.profile().startUs;
+        List<String> lines = new ArrayList<>();
         for (PathArc a : r.arcs()) {
-            out.printf(Locale.ROOT, "       %9.3f ms %-8s %-7s %-20s %9.3f ms  %s %s seq %d len %d%s%n",
+            lines.add(String.format(Locale.ROOT, "       %9.3f ms %-8s %-7s %-20s %9.3f ms  %s %s seq %d len %d%s",
                     (a.fromUs() - t0) / 1000.0, a.kind().key(), a.endpoint().key(), a.category().key(), a.durationUs() / 1000.0,
-                    a.direction() == Direction.C2S ? "C>S" : "S>C", a.flags(), a.seq(), a.len(), a.estimated() ? " (estimated)" : "");
+                    a.direction() == Direction.C2S ? "C>S" : "S>C", a.flags(), a.seq(), a.len(), a.estimated() ? " (estimated)" : ""));
         }
+        return lines;
     }
 }

@@ -83,7 +83,7 @@ class AnalyzeCommandTest {
         Files.write(empty, header);
         CliRun none = CliRun.of("analyze", "--quiet", "--pcap", empty.toString());
         assertEquals(2, none.exit());
-        assertTrue(none.err().contains("no TCP connections"), none.err());
+        assertTrue(none.err().contains("no TCP packets"), none.err());
 
         CliRun nothing = CliRun.of("analyze");
         assertEquals(2, nothing.exit());
@@ -148,6 +148,56 @@ class AnalyzeCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.err().contains("3 half-open flows (no answer, no payload: SYN floods, scans) set aside"), r.err());
         assertEquals(1, Files.readAllLines(json).size(), "only the real connection is profiled");
+    }
+
+    @Test
+    void aSynFloodIsSetAsideAndCounted() throws Exception {
+        Path syns = tmp.resolve("flood.jsonl");
+        List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            String client = "198.51." + (100 + i / 250) + "." + (i % 250 + 1);
+            lines.add(PacketEventJson.toJson(new PacketEvent("edge", SensorRole.SERVER, 1_795_000_000_000_000L + 10L * i,
+                    CommunityId.tcpV1(client, 40000, "10.71.2.2", 80, 0), client, 40000, "10.71.2.2", 80, true, TcpFlags.SYN, i, 0, 0,
+                    64240, 7, 1460, Boolean.TRUE, null, -1, -1, 1, 64, PacketEvent.ABSENT)));
+        }
+        Files.write(syns, lines);
+        CliRun r = CliRun.of("analyze", "--quiet", "--events", syns.toString());
+        assertEquals(0, r.exit(), r.err());
+        assertTrue(r.err().contains("2000 half-open flows (no answer, no payload: SYN floods, scans) set aside"), r.err());
+        assertTrue(r.out().contains("0 connections, 0 boring, 0 worth a look"), r.out());
+    }
+
+    /** Sensor clocks minutes apart: the captures are merged on the corrected clock and the connection is the same. */
+    @Test
+    void capturesWhoseClocksAreMinutesApartAreMergedOnACorrectedClock() throws Exception {
+        Path shifted = tmp.resolve("client-5-minutes-ahead.jsonl");
+        List<String> lines = new java.util.ArrayList<>();
+        for (PacketEvent e : dev.critpath.core.pcap.PcapEvents.readAll(Path.of(lab("dl-20k", "client.pcap")), "client-side", SensorRole.CLIENT)) {
+            lines.add(PacketEventJson.toJson(new PacketEvent(e.sensor(), e.sensorRole(), e.tsUs() + 300_000_000L, e.communityId(), e.origH(),
+                    e.origP(), e.respH(), e.respP(), e.isOrig(), e.flags(), e.seq(), e.ack(), e.len(), e.win(), e.wscale(), e.mss(), e.sackOk(),
+                    e.sack(), e.tsval(), e.tsecr(), e.ipId(), e.ttl(), e.captureIndex())));
+        }
+        Files.write(shifted, lines);
+        CliRun together = CliRun.of("analyze", "--quiet", "--client-pcap", lab("dl-20k", "client.pcap"), "--server-pcap", lab("dl-20k", "server.pcap"));
+        CliRun apart = CliRun.of("analyze", "--server-pcap", lab("dl-20k", "server.pcap"), "--events", shifted.toString());
+        assertEquals(0, apart.exit(), apart.err());
+        // 300 s ahead, less the SYN's 30 ms from the client's sensor to the server's
+        assertTrue(apart.err().contains("clock +299.970 s"), "the offset is found and said: " + apart.err());
+        assertEquals(row(together.out()), row(apart.out()), "the same time split, the same verdict");
+    }
+
+    private static String row(String table) {
+        return table.lines().filter(l -> l.startsWith("1 ")).findFirst().orElseThrow(() -> new AssertionError("no row in " + table));
+    }
+
+    @Test
+    void progressSaysHowFarAndIsOffWhenNotATerminal() {
+        CliRun quietByDefault = CliRun.of("analyze", "--server-pcap", lab("random-batch", "server.pcap"));
+        assertTrue(quietByDefault.err().lines().noneMatch(l -> l.contains("packets (")), "stderr is no terminal here: " + quietByDefault.err());
+        CliRun r = CliRun.of("analyze", "--progress", "--server-pcap", lab("random-batch", "server.pcap"));
+        assertEquals(0, r.exit(), r.err());
+        String last = r.err().lines().filter(l -> l.contains("packets (")).reduce((a, b) -> b).orElseThrow(() -> new AssertionError(r.err()));
+        assertTrue(last.matches("[\\d,]+ packets \\([\\d,]+/s\\), [\\d.,]+ MB of [\\d.,]+ MB \\(100%\\), about 0 s left, 0 connections open, 40 analysed"), last);
     }
 
     @Test

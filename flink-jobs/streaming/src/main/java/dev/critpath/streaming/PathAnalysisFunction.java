@@ -39,10 +39,6 @@ import org.apache.flink.util.OutputTag;
 final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedConnection, Tuple2<String, GenericRecord>> {
     static final OutputTag<DeadLetter> FAILED = new OutputTag<>("analysis-failures", TypeInformation.of(DeadLetter.class));
     static final Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> SIDE_TABLES = sideTables();
-    private static final Map<PathAnalysis.Rows, WarehouseTable[]> TABLES = Map.of(
-            PathAnalysis.Rows.ALL, WarehouseTable.values(),
-            PathAnalysis.Rows.SEGMENT, new WarehouseTable[] {WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.PACKETS},
-            PathAnalysis.Rows.FINISH, new WarehouseTable[] {WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.SCREENING});
 
     private transient PathAnalysis analysis;
     private transient ValueState<PathState> known;
@@ -73,7 +69,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
                 if (rows != PathAnalysis.Rows.SEGMENT) {
                     analysed.inc();
                 }
-                write(r, TABLES.get(rows), ctx, out);
+                write(r, WarehouseTable.written(rows), ctx, out);
             }
 
             @Override
@@ -95,7 +91,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
         known.update(path);
     }
 
-    private static void write(ConnectionResult r, WarehouseTable[] tables, Context ctx, Collector<Tuple2<String, GenericRecord>> out) {
+    private static void write(ConnectionResult r, List<WarehouseTable> tables, Context ctx, Collector<Tuple2<String, GenericRecord>> out) {
         String partition = Partition.of(r.profile().startUs).path();
         for (WarehouseTable table : tables) {
             for (Map<String, Object> row : table.rows(r)) {

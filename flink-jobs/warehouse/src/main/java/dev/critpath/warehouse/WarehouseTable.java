@@ -1,5 +1,6 @@
 package dev.critpath.warehouse;
 
+import dev.critpath.core.lifecycle.PathAnalysis;
 import dev.critpath.core.screen.ConnectionResult;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,6 +28,15 @@ public enum WarehouseTable {
     WarehouseTable(String tableName, Function<ConnectionResult, List<Map<String, Object>>> rows) {
         this.tableName = tableName;
         this.rows = rows;
+    }
+
+    /** The tables a result gives rows to: a segment of a long-lived connection has no profile yet. */
+    public static List<WarehouseTable> written(PathAnalysis.Rows rows) {
+        return switch (rows) {
+            case ALL -> List.of(values());
+            case SEGMENT -> List.of(EXCHANGES, CRITICAL_PATH, PACKETS);
+            case FINISH -> List.of(PROFILES, EXCHANGES, SCREENING);
+        };
     }
 
     /** Directory name under the warehouse root. */

@@ -19,6 +19,10 @@ import java.util.function.Function;
  * state comes in with each call and changes go out as {@link LifecycleActions}. Reused port pairs
  * are told apart by the assembler.
  *
+ * <p>Closing. The close grace starts at a RST or a FIN; when it ends with the connection not closed
+ * yet (a FIN from one side only, so the other may go on sending, or a FIN not seen acknowledged,
+ * so it will be re-sent), the connection stays open until it goes quiet.
+ *
  * <p>Time. Sensor clocks disagree by up to seconds, so a sensor running behind delivers events that
  * are already older than the watermark. Quiet periods are therefore measured from max(event time,
  * watermark) at arrival: a connection is finalised only after the watermark itself has moved on by
@@ -126,7 +130,12 @@ public final class ConnectionLifecycle {
             forget(out);
             return;
         }
-        if (s.dueMs <= timestampMs) {
+        long idleDueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
+        // over its cap, what is missing cannot tell; quiet for the idle timeout, it is done either way
+        if (s.dueMs <= timestampMs && s.closing && s.overCap == 0 && idleDueMs > timestampMs && stillOpen(buffer)) {
+            // one side may still send, or re-send its FIN: open until it goes quiet, looked at again after each next packet's grace
+            s.dueMs = idleDueMs;
+        } else if (s.dueMs <= timestampMs) {
             finalise(flow, timestampMs, s, buffer, out);
             return;
         }
@@ -342,6 +351,41 @@ public final class ConnectionLifecycle {
         ConnectionAssembler assembler = new ConnectionAssembler();
         events.forEach(assembler::add);
         return assembler.connections();
+    }
+
+    /**
+     * Not closed yet, though a FIN came: no RST, and some side's FIN is missing or was not seen
+     * acknowledged (a half-close, after which the other side may go on sending; a FIN whose ACK
+     * was lost, which its sender will re-send).
+     */
+    private static boolean stillOpen(Buffer buffer) {
+        long origFinEnd = NONE;
+        long respFinEnd = NONE;
+        for (PacketEvent e : buffer.events()) {
+            if (e.hasFlag(TcpFlags.RST)) {
+                return false;
+            }
+            if (e.hasFlag(TcpFlags.FIN)) {
+                long end = (e.seq() + e.len() + 1) & 0xffff_ffffL;
+                if (e.isOrig()) {
+                    origFinEnd = end;
+                } else {
+                    respFinEnd = end;
+                }
+            }
+        }
+        if (origFinEnd == NONE || respFinEnd == NONE) {
+            return true;
+        }
+        boolean origFinAcked = false;
+        boolean respFinAcked = false;
+        for (PacketEvent e : buffer.events()) {
+            if (e.hasFlag(TcpFlags.ACK)) {
+                origFinAcked |= !e.isOrig() && (int) (e.ack() - origFinEnd) >= 0;
+                respFinAcked |= e.isOrig() && (int) (e.ack() - respFinEnd) >= 0;
+            }
+        }
+        return !(origFinAcked && respFinAcked);
     }
 
     private static boolean isFreshSyn(PacketEvent e) {

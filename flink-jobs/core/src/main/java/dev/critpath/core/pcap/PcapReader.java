@@ -72,6 +72,7 @@ public final class PcapReader implements Closeable {
     private final IpFragments fragments = new IpFragments();
 
     private final boolean pcapng;
+    private boolean compressed;
     // pcap state
     private boolean bigEndian;
     private boolean nanos;
@@ -113,11 +114,18 @@ public final class PcapReader implements Closeable {
         b.reset();
         InputStream in = (m0 == 0x1f && m1 == 0x8b) ? new GZIPInputStream(b, 1 << 16) : b;
         try {
-            return new PcapReader(in, name);
+            PcapReader r = new PcapReader(in, name);
+            r.compressed = in != b;
+            return r;
         } catch (PcapFormatException | IOException e) {
             in.close();
             throw e;
         }
+    }
+
+    /** Whether the file is gzip-compressed: then {@link Stats#bytesRead} counts its uncompressed bytes. */
+    public boolean compressed() {
+        return compressed;
     }
 
     public Stats stats() {

@@ -62,6 +62,7 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         Conversation held = new Conversation();
         Conversation refused = new Conversation("client-site", 40_001, 1_000, 0);
         Conversation reset = new Conversation();
+        Conversation halfClosed = new Conversation("client-site", 40_002, 1_000, 0);
         return Stream.of(
                 Arguments.of("close after FIN, once the watermark passed the close grace", defaults(), List.of(
                         send(closed.syn(1000)), send(closed.synAck(1010)), send(closed.ack(1020)), send(closed.request(1030)),
@@ -73,6 +74,9 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                 Arguments.of("an RST closes as a FIN does", defaults(), List.of(
                         send(reset.syn(1000)), send(reset.synAck(1010)), send(reset.request(1020)), send(reset.rst(1030)),
                         watermark(6029), watermark(6030, "connection: 4 events"), end())),
+                Arguments.of("a half-close stays open until the idle timeout, or the end of input", defaults(), List.of(
+                        send(halfClosed.syn(1000)), send(halfClosed.synAck(1010)), send(halfClosed.request(1020)), send(halfClosed.clientFin(1030)),
+                        watermark(6030), holds(1, 2), watermark(100_000), end("connection: 4 events"))), // and the half-open sweep's timer
                 Arguments.of("no FIN: finalised after the idle timeout", defaults(), List.of(
                         send(idle.syn(1000)), send(idle.synAck(1010)), send(idle.ack(1020)), send(idle.request(1030)),
                         send(idle.response(1040)), send(idle.ack(1050)),
@@ -94,20 +98,20 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                         watermark(6149), watermark(6150, "connection: 10 events, 6 over the cap"), end())),
                 Arguments.of("the tombstone swallows stragglers, then expires", defaults(), List.of(
                         send(straggling.syn(1000)), send(straggling.synAck(1010)), send(straggling.ack(1020)),
-                        send(straggling.clientFin(1030)), send(straggling.serverFin(1040)),
-                        watermark(6040, "connection: 5 events"),
+                        send(straggling.clientFin(1030)), send(straggling.serverFin(1040)), send(straggling.ack(1045)),
+                        watermark(6045, "connection: 6 events"),
                         send(straggling.ack(7000), "dead letter late_event"),
                         send(straggling.syn(7100), "dead letter late_event"), // the same ISN: a re-sent SYN, not a new connection
                         holds(1, 2),
-                        watermark(66_039), holds(1, 2),
-                        watermark(66_040), holds(0, 1), // allowed lateness after finalising: forgotten (the sweep's timer is left)
+                        watermark(66_044), holds(1, 2),
+                        watermark(66_045), holds(0, 1), // allowed lateness after finalising: forgotten (the sweep's timer is left)
                         send(straggling.ack(6_039), "dead letter late_event"), // no flow held, older than the allowed lateness
                         end())),
                 Arguments.of("a fresh SYN with another ISN ends the tombstone at once", defaults(), List.of(
-                        send(first.syn(1000)), send(first.synAck(1010)), send(first.clientFin(1020)), send(first.serverFin(1030)),
-                        watermark(6030, "connection: 4 events"),
+                        send(first.syn(1000)), send(first.synAck(1010)), send(first.clientFin(1020)), send(first.serverFin(1030)), send(first.ack(1035)),
+                        watermark(6035, "connection: 5 events"),
                         send(reuse.syn(7000)), send(reuse.synAck(7010)), send(reuse.ack(7020)),
-                        watermark(66_030), holds(1, 2), // the tombstone's timer found the new connection and moved on
+                        watermark(66_035), holds(1, 2), // the tombstone's timer found the new connection and moved on
                         watermark(127_019), watermark(127_020, "connection: 3 events"), end())),
                 Arguments.of("a long-lived connection is cut where it went quiet, its handshake restarted", defaults(), List.of(
                         send(longLived.syn(1000)), send(longLived.synAck(1010)), send(longLived.ack(1020)),
@@ -150,7 +154,7 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
 
     /** The first packet that engages a flow sets its idle timer; a FIN moves it to the close grace now, not when it fires. */
     @Test
-    void aFinMovesTheFlowsTimerForward() {
+    void aResetMovesTheFlowsTimerForward() {
         ConnectionLifecycle lifecycle = new ConnectionLifecycle(defaults(), t -> "path");
         Conversation c = new Conversation();
         List<String> actions = new ArrayList<>();
@@ -159,11 +163,44 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         lifecycle.onEvent(c.flow(), s, c.synAck(1000), Long.MIN_VALUE, out);
         assertEquals(List.of("buffer", "set timer 121000", "store"), actions);
         actions.clear();
-        lifecycle.onEvent(c.flow(), out.stored, c.serverFin(2000), 1500, out);
+        lifecycle.onEvent(c.flow(), out.stored, c.rst(2000), 1500, out);
         assertEquals(List.of("buffer", "delete timer 121000", "set timer 7000", "store"), actions);
         actions.clear();
-        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.synAck(1000), c.serverFin(2000)), out);
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.synAck(1000), c.rst(2000)), out);
         assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 67000", "store"), actions, "the tombstone");
+    }
+
+    /**
+     * After a FIN from one side only the other side may go on sending, and a FIN not seen
+     * acknowledged will be re-sent: the connection stays until both sides closed and acknowledged, or it goes quiet.
+     */
+    @Test
+    void aConnectionIsClosedOnlyWhenBothFinsAreAcknowledged() {
+        ConnectionLifecycle lifecycle = new ConnectionLifecycle(defaults(), t -> "path");
+        Conversation c = new Conversation();
+        List<String> actions = new ArrayList<>();
+        RecordedActions out = new RecordedActions(actions);
+        PacketEvent request = c.request(1000);
+        PacketEvent clientFin = c.clientFin(2000);
+        PacketEvent serverFin = c.serverFin(30_000); // acknowledges the client's FIN
+        PacketEvent lastAck = c.ack(30_010);
+        lifecycle.onEvent(c.flow(), null, request, Long.MIN_VALUE, out);
+        lifecycle.onEvent(c.flow(), out.stored, clientFin, 1500, out);
+        actions.clear();
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(request, clientFin), out);
+        assertEquals(List.of("set timer 122000", "store"), actions, "a half-close: open until quiet for the idle timeout");
+        actions.clear();
+        lifecycle.onEvent(c.flow(), out.stored, serverFin, 30_000, out);
+        assertEquals(List.of("buffer", "delete timer 122000", "set timer 35000", "store"), actions, "both sides closed: the close grace");
+        actions.clear();
+        lifecycle.onTimer(c.flow(), out.stored, 35_000, 35_000, () -> List.of(request, clientFin, serverFin), out);
+        assertEquals(List.of("set timer 150000", "store"), actions, "the server's FIN was not seen acknowledged: it will be re-sent");
+        actions.clear();
+        lifecycle.onEvent(c.flow(), out.stored, lastAck, 35_000, out);
+        assertEquals(List.of("buffer", "delete timer 150000", "set timer 40000", "store"), actions);
+        actions.clear();
+        lifecycle.onTimer(c.flow(), out.stored, 40_000, 40_000, () -> List.of(request, clientFin, serverFin, lastAck), out);
+        assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 100000", "store"), actions);
     }
 
     private static String describe(FinishedConnection c) {
