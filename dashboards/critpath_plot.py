@@ -51,20 +51,23 @@ DIRECTION_TITLES = {"s2c": "server → client", "c2s": "client → server"}
 
 def load(con, conn_uid):
     """The connection's rows from the warehouse: profile, verdict, critical path, packets (None if unknown)."""
-    def rows(sql):
-        rel = con.execute(sql, [conn_uid])
+    def rows(sql, *args):
+        rel = con.execute(sql, [conn_uid, *args])
         names = [d[0] for d in rel.description]
         return [dict(zip(names, r)) for r in rel.fetchall()]
 
     profiles = rows("SELECT * FROM profiles WHERE conn_uid = ?")
     if not profiles:
         return None
-    verdict = rows("SELECT * FROM screening WHERE conn_uid = ?")
+    # the other tables' rows are in the connection's partition or (a long-lived one's segments) later ones
+    since = profiles[0]["dt"]
+    verdict = rows("SELECT * FROM screening WHERE conn_uid = ? AND dt >= ?", since)
     return {
         "profile": profiles[0],
         "verdict": verdict[0] if verdict else None,
-        "arcs": rows("SELECT * FROM critical_path WHERE conn_uid = ? ORDER BY arc_index"),
-        "packets": rows("SELECT * FROM packets WHERE conn_uid = ? ORDER BY segment_start_us, time_us, tx_index, seen_at"),
+        "arcs": rows("SELECT * FROM critical_path WHERE conn_uid = ? AND dt >= ? ORDER BY arc_index", since),
+        "packets": rows("SELECT * FROM packets WHERE conn_uid = ? AND dt >= ? ORDER BY segment_start_us, time_us, tx_index, seen_at",
+                        since),
     }
 
 
