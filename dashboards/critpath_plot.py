@@ -326,7 +326,8 @@ def write_svg(sc, path):
         ax.autoscale_view()
         ax.set_title(f"{DIRECTION_TITLES[d]}: data, its ACK line and window edge", fontsize=9, loc="left")
         ax.set_ylabel("relative sequence number", fontsize=8)
-        ax.legend(fontsize=6, loc="upper left", ncols=2)
+        if ax.get_legend_handles_labels()[0]:  # a connection without packets kept has only its path here
+            ax.legend(fontsize=6, loc="upper left", ncols=2)
     tl = axes[-1]
     for i, c in enumerate(sc["categories"]):
         tl.add_collection(LineCollection([[(s[0], i), (s[1], i)] for s in sc["timeline"][c]], colors=CATEGORY_COLOURS[c],
