@@ -100,10 +100,11 @@ final class AnalyzeCommand implements Callable<Integer> {
             description = "Connections held at one time at most; beyond, new ones are refused and counted (default: ${DEFAULT-VALUE}).")
     int maxOpenConnections;
 
-    @Option(names = "--max-buffered-packets", paramLabel = "N", defaultValue = "" + OfflineAnalysis.Settings.MAX_BUFFERED_PACKETS,
-            description = "Packets held at one time at most, about 200 bytes each (default: ${DEFAULT-VALUE}); "
+    @Option(names = "--max-buffered-packets", paramLabel = "N",
+            description = "Packets held at one time at most, about " + OfflineAnalysis.Settings.BYTES_PER_BUFFERED_PACKET + " bytes each "
+                    + "(default: " + OfflineAnalysis.Settings.MAX_BUFFERED_PACKETS + ", or what half the Java heap holds if less); "
                     + "with --max-open-connections this bounds the memory, whatever the capture's length.")
-    long maxBufferedPackets;
+    Long maxBufferedPackets;
 
     @Option(names = "--idle-timeout", paramLabel = "SECONDS", defaultValue = "" + OfflineAnalysis.Settings.IDLE_TIMEOUT_S,
             description = "A connection quiet this long is analysed as it stands (default: ${DEFAULT-VALUE}).")
@@ -141,7 +142,8 @@ final class AnalyzeCommand implements Callable<Integer> {
         int analysisThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
         OfflineAnalysis analysis = new OfflineAnalysis(new Analyzer(config()), screen(), new OfflineAnalysis.Settings(
                 OfflineAnalysis.Settings.lifecycle(Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
-                        maxOpenConnections, maxBufferedPackets), analysisThreads));
+                        maxOpenConnections, maxBufferedPackets != null ? maxBufferedPackets
+                                : OfflineAnalysis.Settings.maxBufferedPackets(Runtime.getRuntime().maxMemory())), analysisThreads));
         ResultTable table = new ResultTable(out, top, all, arcs);
         Outputs outputs = new Outputs(table, err);
         OfflineAnalysis.Totals totals;

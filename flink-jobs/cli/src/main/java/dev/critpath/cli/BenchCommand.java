@@ -1,6 +1,8 @@
 package dev.critpath.cli;
 
 import dev.critpath.bench.OfflineBench;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +48,7 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** This JVM running this jar, as the launcher runs it; null when not running from a jar. */
+    /** This JVM running this jar with the options the launcher gives analyze; null when not running from a jar. */
     private static List<String> critpathCommand() throws Exception {
         Path jar = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         if (!jar.toString().endsWith(".jar")) {
@@ -54,7 +56,12 @@ final class BenchCommand implements Callable<Integer> {
         }
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         String opts = System.getenv("CRITPATH_JAVA_OPTS");
-        if (opts != null && !opts.isBlank()) {
+        if (opts == null) { // the launcher's options for analyze
+            try (InputStream in = BenchCommand.class.getResourceAsStream("/critpath/analyze.jvm-options")) {
+                opts = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+        }
+        if (!opts.isBlank()) {
             command.addAll(List.of(opts.trim().split("\\s+")));
         }
         command.addAll(List.of("-jar", jar.toString()));

@@ -19,6 +19,8 @@ public final class DirectionStats implements Serializable {
     /** Re-sends clocked by ACKs after a timeout (Linux TCPSlowStartRetrans). */
     public long slowStartRetransmits;
     public long tailLossProbes;
+    /** Tail loss probes whose timing an RTO fits as well: probe or timeout, the timing cannot tell. */
+    public long probesOrTimeouts;
     /** Retransmissions whose earlier copy had reached the receiver (ACK loss, spurious timers). */
     public long spuriousRetransmissions;
     /** Duplicate ACKs this direction's sender received. */
@@ -77,6 +79,7 @@ public final class DirectionStats implements Serializable {
         m.backoffs = backoffs + next.backoffs;
         m.slowStartRetransmits = slowStartRetransmits + next.slowStartRetransmits;
         m.tailLossProbes = tailLossProbes + next.tailLossProbes;
+        m.probesOrTimeouts = probesOrTimeouts + next.probesOrTimeouts;
         m.spuriousRetransmissions = spuriousRetransmissions + next.spuriousRetransmissions;
         m.dupAcksReceived = dupAcksReceived + next.dupAcksReceived;
         m.zeroWindowUs = zeroWindowUs + next.zeroWindowUs;

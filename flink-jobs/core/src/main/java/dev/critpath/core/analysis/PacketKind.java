@@ -17,7 +17,7 @@ public enum PacketKind {
     KEEPALIVE,
     /** Re-sends, by how the sender recognised the loss (the profile's counts of each). */
     FAST_RETRANSMIT, TIMEOUT, BACKOFF, TAIL_LOSS_PROBE,
-    /** A re-send whose earlier copy had reached the receiver: it repaired nothing (the profile's spurious_retransmissions). */
+    /** A re-send that repaired nothing, on evidence (a D-SACK, its earlier copy seen arriving, an ACK that left before it could arrive): the profile's spurious_retransmissions. */
     SPURIOUS;
 
     public String key() {

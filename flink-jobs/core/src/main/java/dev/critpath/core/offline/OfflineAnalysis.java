@@ -70,14 +70,20 @@ public final class OfflineAnalysis {
         /** Offline there is no hurry: a connection silent this long without closing is done (keep-alives and persist timers stay within). */
         public static final long IDLE_TIMEOUT_S = 900;
         public static final int MAX_OPEN_CONNECTIONS = 1_000_000;
-        /** About 200 bytes each in memory: some 400 MB at most. */
         public static final long MAX_BUFFERED_PACKETS = 2_000_000;
+        /** A packet held, with its share of its connection's lists, as measured (docs/performance.md). */
+        public static final long BYTES_PER_BUFFERED_PACKET = 200;
+
+        /** Packets held at most by default: {@link #MAX_BUFFERED_PACKETS}, or what half of a smaller heap holds. */
+        public static long maxBufferedPackets(long maxHeapBytes) {
+            return Math.min(MAX_BUFFERED_PACKETS, maxHeapBytes / 2 / BYTES_PER_BUFFERED_PACKET);
+        }
         public static final int MAX_HALF_OPEN_FLOWS = 100_000;
 
         /** The defaults of `critpath analyze`. */
         public static Settings defaults(int analysisThreads) {
             return new Settings(lifecycle(Duration.ofSeconds(CLOSE_GRACE_S), Duration.ofSeconds(IDLE_TIMEOUT_S), MAX_OPEN_CONNECTIONS,
-                    MAX_BUFFERED_PACKETS), analysisThreads);
+                    maxBufferedPackets(Runtime.getRuntime().maxMemory())), analysisThreads);
         }
 
         /** The offline life cycle: the stream's lateness, caps from the caller. */

@@ -65,9 +65,11 @@ final class BuiltinRules {
             if (p.retransmissions() == 0) {
                 return RuleOutcome.pass(c);
             }
+            long ambiguous = p.c2s.probesOrTimeouts + p.s2c.probesOrTimeouts;
             return RuleOutcome.fail(c, p.retransmissions() + " retransmission" + (p.retransmissions() == 1 ? "" : "s")
                     + " (" + p.fastRetransmits() + " fast, " + p.timeouts() + " timeout, " + p.backoffs() + " backoff, "
-                    + probes + " tail probe), costing " + ms(p.times.loss()) + " on the critical path");
+                    + probes + " tail probe" + (ambiguous == 0 ? "" : ", " + ambiguous + " of them probe or timeout: the timing fits both")
+                    + "), costing " + ms(p.times.loss()) + " on the critical path");
         }
     }
 

@@ -37,7 +37,7 @@ class PeerAgreementTest {
      * a 4-tuple; critpath keeps the instances apart, so ours holds one or more profiles.
      */
     record Row(String file, List<ConnectionProfile> instances, long[] tcptraceUnique, long[] tcptracePackets, long[] tcptraceRexmt,
-               long[] tcptraceProbeBytes, long[] tsharkFrames, long tsharkRetransmissions) {
+               long[] tcptraceProbeBytes, long[] tsharkFrames, long tsharkRetransmissions, long tsharkSpurious) {
         String name() {
             return file + " " + ours().clientPort + ">" + ours().serverPort;
         }
@@ -85,11 +85,12 @@ class PeerAgreementTest {
                     continue; // the peers saw no such connection (e.g. IPv6 link-local they skip)
                 }
                 boolean clientIsA = tt.containsKey("a=" + client);
-                long[] tsFrames = ts.getOrDefault(client, new long[2]);
-                long[] tsServer = ts.getOrDefault(p.serverAddr + ":" + p.serverPort, new long[2]);
+                long[] tsFrames = ts.getOrDefault(client, new long[3]);
+                long[] tsServer = ts.getOrDefault(p.serverAddr + ":" + p.serverPort, new long[3]);
                 out.add(new Row(file.getFileName().toString(), instances, oriented(tt.get("unique bytes sent"), clientIsA),
                         oriented(tt.get("total packets"), clientIsA), oriented(tt.get("rexmt data pkts"), clientIsA),
-                        oriented(tt.get("zwnd probe bytes"), clientIsA), new long[] {tsFrames[0], tsServer[0]}, tsFrames[1] + tsServer[1]));
+                        oriented(tt.get("zwnd probe bytes"), clientIsA), new long[] {tsFrames[0], tsServer[0]}, tsFrames[1] + tsServer[1],
+                        tsFrames[2] + tsServer[2]));
             }
             return out;
         } catch (Exception e) {
@@ -128,19 +129,22 @@ class PeerAgreementTest {
         return conns;
     }
 
-    /** tshark per connection and sending endpoint: {frames, frames flagged as retransmissions}. */
+    /** tshark per connection and sending endpoint: {frames, frames flagged as retransmissions, of them spurious}. */
     private static Map<Set<String>, Map<String, long[]>> tshark(Path file) {
         Map<Set<String>, Map<String, long[]>> out = new HashMap<>();
         for (String line : Peers.run("tshark", "-n", "-r", file.toString(), "-Y", "tcp && !icmp && !icmpv6", "-T", "fields",
                 "-e", "ip.src", "-e", "ipv6.src", "-e", "tcp.srcport", "-e", "ip.dst", "-e", "ipv6.dst", "-e", "tcp.dstport",
-                "-e", "tcp.analysis.retransmission", "-E", "occurrence=f")) {
+                "-e", "tcp.analysis.retransmission", "-e", "tcp.analysis.spurious_retransmission", "-E", "occurrence=f")) {
             String[] c = line.split("\t", -1);
             String src = (c[0].isEmpty() ? c[1] : c[0]) + ":" + c[2];
             String dst = (c[3].isEmpty() ? c[4] : c[3]) + ":" + c[5];
-            long[] v = out.computeIfAbsent(Set.of(src, dst), k -> new HashMap<>()).computeIfAbsent(src, k -> new long[2]);
+            long[] v = out.computeIfAbsent(Set.of(src, dst), k -> new HashMap<>()).computeIfAbsent(src, k -> new long[3]);
             v[0]++;
             if (!c[6].isEmpty()) {
                 v[1]++;
+            }
+            if (!c[7].isEmpty()) {
+                v[2]++;
             }
         }
         return out;
@@ -209,6 +213,39 @@ class PeerAgreementTest {
         System.out.println("retransmissions agree with a peer on " + agree + " of " + ROWS.size() + " connections; differing from both (see docs/peers.md):\n" + String.join("\n", report));
         double rate = agree / (double) ROWS.size();
         assertTrue(rate >= 0.85, "agreement with a peer on " + agree + " of " + ROWS.size() + " connections");
+    }
+
+    /**
+     * tshark calls a re-send spurious when the capture had already seen an ACK covering it: an ACK
+     * that left the receiver before the re-send could arrive, one of critpath's three kinds of
+     * evidence. So critpath finds at least tshark's; it also finds D-SACKs and ACKs still on their way.
+     */
+    @Test
+    void everyReSendTsharkCallsSpuriousCritpathCallsSpuriousToo() {
+        List<String> fewer = new ArrayList<>();
+        long ours = 0;
+        long theirs = 0;
+        long resends = 0;
+        long withResends = 0;
+        long noLossOnPath = 0;
+        for (Row r : ROWS) {
+            long spurious = r.sum(x -> x.c2s.spuriousRetransmissions + x.s2c.spuriousRetransmissions);
+            ours += spurious;
+            theirs += r.tsharkSpurious();
+            resends += r.sum(ConnectionProfile::retransmissions);
+            if (spurious < r.tsharkSpurious()) {
+                fewer.add(r.name() + ": critpath " + spurious + ", tshark " + r.tsharkSpurious());
+            }
+            for (ConnectionProfile p : r.instances()) {
+                if (p.retransmissions() > 0) {
+                    withResends++;
+                    noLossOnPath += p.times.loss() == 0 ? 1 : 0;
+                }
+            }
+        }
+        System.out.println("spurious re-sends: critpath " + ours + ", tshark " + theirs + " of " + resends + " re-sends; connections with re-sends: "
+                + withResends + ", of them " + noLossOnPath + " with no loss on the critical path");
+        assertEquals(List.of(), fewer);
     }
 
     @Test

@@ -60,6 +60,24 @@ class ScreenTest {
     }
 
     @Test
+    void aTimerReSendBothTimersFitIsSaidToBeProbeOrTimeout() {
+        HandTrace h = new HandTrace(30, 30).sackPermitted(true);
+        double r = h.handshakeAndRequest(30);
+        h.s(r).data(1000);
+        h.s(r + 0.01).data(1000).lost();       // the tail
+        h.c(r + 30.05);                        // its ACK restarts both timers at r + 60.05 (SRTT 60 ms)
+        h.s(r + 320).resend(1001, 1000);       // 260 ms on: past SRTT + 200 ms, before the probe's 1.5 SRTT + 200 ms and a quarter
+        h.c(r + 350.05).fin();
+        h.s(r + 380.1).fin();
+        h.c(r + 410.2);
+        ConnectionProfile p = Analyzer.defaults().analyze(h.bothSensors()).profile();
+        assertEquals(1, p.s2c.tailLossProbes);
+        assertEquals(1, p.s2c.probesOrTimeouts);
+        String why = Screen.defaults().evaluate(p).explanation();
+        assertTrue(why.contains("1 tail probe, 1 of them probe or timeout: the timing fits both"), why);
+    }
+
+    @Test
     void thresholdsRuleListsAndCustomRulesComeFromProperties() {
         ConnectionProfile p = thinkingServer();
         assertTrue(Screen.fromProperties(props("no_server_stall.threshold_ms", "200"), null).evaluate(p).boring());

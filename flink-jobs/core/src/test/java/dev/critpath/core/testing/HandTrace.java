@@ -89,6 +89,25 @@ public final class HandTrace {
         }
     }
 
+    /**
+     * A response of ten 1000-byte segments from ms whose third is lost, re-sent by a fast
+     * retransmit after the duplicate ACKs (it reaches the client 90.161 ms after ms), then a
+     * second 100-byte request as soon as the client holds the whole response, answered by 1000
+     * bytes 20 ms after it arrives, and teardown.
+     */
+    public void holeFilledThenNextRequest(double ms) {
+        responseAckedEach(ms, 10, 3);
+        s(ms + 60.161).resend(2001, 1000);
+        double filled = ms + 60.161 + owdS2cUs / 1000.0;
+        c(filled + 0.1).data(100);
+        double answered = filled + 0.1 + owdC2sUs / 1000.0 + 20;
+        s(answered).data(1000);
+        double done = answered + owdS2cUs / 1000.0;
+        c(done + 0.1).fin();
+        s(done + 0.1 + owdC2sUs / 1000.0).fin();
+        c(done + 0.2 + (owdC2sUs + owdS2cUs) / 1000.0);
+    }
+
     public HandTrace isns(long client, long server) {
         isnC = client;
         isnS = server;
@@ -159,6 +178,7 @@ public final class HandTrace {
         boolean options;
         long[] sack;
         int ipId;
+        long tsval = -1;
 
         P(boolean c2s, long dep) {
             this.c2s = c2s;
@@ -226,6 +246,12 @@ public final class HandTrace {
         /** Acknowledge exactly this relative number instead of everything received. */
         public P ack(long rel) {
             ack = rel;
+            return this;
+        }
+
+        /** The TCP timestamp value it carries (none by default). */
+        public P tsval(long value) {
+            tsval = value;
             return this;
         }
 
@@ -300,7 +326,7 @@ public final class HandTrace {
         String cid = CommunityId.tcpV1(CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, 0);
         return new PacketEvent(sensor, role, t0 + ts, cid, CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, p.c2s, p.flags, seq, ack,
                 p.len, p.win, p.options ? 7 : -1, p.options ? mss : -1, p.options && sackPermitted ? Boolean.TRUE : null, sack,
-                -1, -1, p.ipId, 64, PacketEvent.ABSENT);
+                p.tsval, -1, p.ipId, 64, PacketEvent.ABSENT);
     }
 
     /** Pure ACKs carry the next sequence number their sender would use at that time. */

@@ -4,12 +4,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /** The byte ranges a receiver holds: everything below rcvNxt plus out-of-order islands. */
-final class ReceivedBytes {
+public final class ReceivedBytes {
     private long rcvNxt = Long.MIN_VALUE;
     private final TreeMap<Long, Long> islands = new TreeMap<>();
 
     /** Records [seq, end); true when any of it was not held before. */
-    boolean add(long seq, long end) {
+    public boolean add(long seq, long end) {
         if (rcvNxt == Long.MIN_VALUE) {
             rcvNxt = seq;
         }
@@ -17,13 +17,7 @@ final class ReceivedBytes {
             return false;
         }
         if (seq <= rcvNxt) {
-            rcvNxt = end;
-            // swallow islands the new in-order data reaches
-            Map.Entry<Long, Long> e;
-            while ((e = islands.firstEntry()) != null && e.getKey() <= rcvNxt) {
-                rcvNxt = Math.max(rcvNxt, e.getValue());
-                islands.pollFirstEntry();
-            }
+            inOrderTo(end);
         } else {
             long s = seq;
             long en = end;
@@ -44,8 +38,25 @@ final class ReceivedBytes {
     }
 
     /** Next byte expected in order. */
-    long rcvNxt() {
+    public long rcvNxt() {
         return rcvNxt;
+    }
+
+    /** The receiver acknowledged everything below ack: it holds those bytes, whether or not their arrival was seen. */
+    public void acknowledged(long ack) {
+        if (rcvNxt == Long.MIN_VALUE || ack > rcvNxt) {
+            inOrderTo(ack);
+        }
+    }
+
+    /** Everything below end is held; swallows the islands the in-order data now reaches. */
+    private void inOrderTo(long end) {
+        rcvNxt = end;
+        Map.Entry<Long, Long> e;
+        while ((e = islands.firstEntry()) != null && e.getKey() <= rcvNxt) {
+            rcvNxt = Math.max(rcvNxt, e.getValue());
+            islands.pollFirstEntry();
+        }
     }
 
     private boolean covered(long seq, long end) {

@@ -59,6 +59,11 @@ public final class CriticalPath {
         return rounds.estimated(node);
     }
 
+    /** See {@link Rounds#deliveredAt}. */
+    public long deliveredAt(Tx t) {
+        return rounds.deliveredAt(t);
+    }
+
     private void walk(int end) {
         List<Arc> rev = new ArrayList<>();
         int node = end;

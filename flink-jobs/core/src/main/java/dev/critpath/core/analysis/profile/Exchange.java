@@ -4,11 +4,16 @@ import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.path.CriticalPath;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Request/response exchanges as the client saw them: a run of client data, then the server's. */
+/**
+ * Request/response exchanges as the client saw them: a run of client data, then the server's. A
+ * response ends when the client holds all of it in order: bytes that arrived above a hole wait
+ * for the re-send that fills it.
+ */
 final class Exchange {
     long requestBytes;
     long responseBytes;
@@ -20,11 +25,12 @@ final class Exchange {
     long responseLastArr = Tx.NONE;
     boolean responseStarted;
 
-    static List<Exchange> detect(Timeline tl, SenderMarks marks) {
+    static List<Exchange> detect(Timeline tl, SenderMarks marks, CriticalPath cp) {
         List<Tx> events = new ArrayList<>();
         for (Tx t : tl.txs) {
             boolean request = t.c2s() && marks.isNewData(t) && t.dep() != Tx.NONE;
-            boolean response = !t.c2s() && t.p.len > 0 && t.newAtReceiver() && t.arr() != Tx.NONE;
+            boolean response = !t.c2s() && t.p.len > 0 && t.arr() != Tx.NONE && !marks.lost(t)
+                    && (t.newAtReceiver() || cp.deliveredAt(t) != Tx.NONE);
             if (request || response) {
                 events.add(t);
             }
@@ -49,7 +55,8 @@ final class Exchange {
                 cur.responseStarted = true;
                 cur.responseBytes += t.p.len;
                 cur.responseFirstArr = cur.responseFirstArr == Tx.NONE ? t.arr() : cur.responseFirstArr;
-                cur.responseLastArr = t.arr();
+                long delivered = cp.deliveredAt(t);
+                cur.responseLastArr = Math.max(cur.responseLastArr, delivered != Tx.NONE ? delivered : t.arr());
             }
         }
         out.removeIf(x -> !x.responseStarted); // a request still unanswered when the trace ends

@@ -57,10 +57,7 @@ final class PacketMarks {
     private PacketKind kind(Tx t) {
         TxKind k = marks.kind(t);
         if (k == TxKind.RETRANSMISSION) {
-            int earlier = marks.rtxOf(t);
-            // as the replay counts spurious re-sends: the earlier copy was seen reaching the receiver
-            boolean spurious = earlier >= 0 && tl.txs.get(earlier).arr() != Tx.NONE && !tl.txs.get(earlier).arrEstimated();
-            return spurious ? PacketKind.SPURIOUS : PacketKind.resend(marks.lossCause(t));
+            return marks.spurious(t) ? PacketKind.SPURIOUS : PacketKind.resend(marks.lossCause(t));
         }
         if (k == TxKind.WINDOW_PROBE) {
             return PacketKind.WINDOW_PROBE;

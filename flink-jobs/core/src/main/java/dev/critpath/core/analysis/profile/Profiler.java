@@ -84,7 +84,7 @@ public final class Profiler {
         if (total.total() != cp.endUs - spanStartUs) {
             throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - spanStartUs) + " us connection");
         }
-        List<Exchange> exchanges = Exchange.detect(tl, senders.marks());
+        List<Exchange> exchanges = Exchange.detect(tl, senders.marks(), cp);
         exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
         List<ExchangeProfile> exchangeProfiles = new ArrayList<>();
         long prevEnd = spanStartUs;

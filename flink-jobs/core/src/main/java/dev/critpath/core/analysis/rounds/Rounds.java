@@ -34,6 +34,7 @@ public final class Rounds {
     private final int[] parent;
     private final PathArc.Kind[] arcKind;
     private final int[] clientEvents;
+    private final long[] deliveredAt;
 
     private Rounds(Timeline tl, SenderMarks marks) {
         this.txs = tl.txs;
@@ -41,6 +42,8 @@ public final class Rounds {
         parent = new int[2 * txs.size()];
         arcKind = new PathArc.Kind[2 * txs.size()];
         Arrays.fill(parent, NO_NODE);
+        deliveredAt = new long[txs.size()];
+        Arrays.fill(deliveredAt, Tx.NONE);
         clientEvents = eventsAt(Endpoint.CLIENT);
         linkEndpoint(clientEvents);
         linkEndpoint(eventsAt(Endpoint.SERVER));
@@ -82,6 +85,15 @@ public final class Rounds {
         return txs.get(node >> 1);
     }
 
+    /**
+     * When the receiver held every byte up to this arrival's last in order (its application could
+     * read them): its own arrival, or the later arrival that filled the last hole below it; NONE
+     * for a copy that delivered nothing new.
+     */
+    public long deliveredAt(Tx t) {
+        return deliveredAt[t.idx()];
+    }
+
     public long time(int node) {
         Tx t = tx(node);
         return isArrival(node) ? t.arr() : t.dep();
@@ -104,7 +116,7 @@ public final class Rounds {
 
     /**
      * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
-     * then by node. Sorted as packed primitive keys (time since the first event, arrival bit,
+     * then by node. A lost copy's estimated arrival is no event: it never arrived. Sorted as packed primitive keys (time since the first event, arrival bit,
      * node) where they fit, which is every connection the job caps; otherwise as triples.
      */
     private int[] eventsAt(Endpoint endpoint) {
@@ -112,7 +124,7 @@ public final class Rounds {
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
         for (Tx t : txs) {
-            long at = t.direction().sender() == endpoint ? t.dep() : t.arr();
+            long at = at(t, endpoint);
             if (at != Tx.NONE) {
                 n++;
                 first = Math.min(first, at);
@@ -132,7 +144,7 @@ public final class Rounds {
         int i = 0;
         for (Tx t : txs) {
             boolean sentHere = t.direction().sender() == endpoint;
-            long at = sentHere ? t.dep() : t.arr();
+            long at = at(t, endpoint);
             if (at != Tx.NONE) {
                 int node = sentHere ? dep(t.idx()) : arr(t.idx());
                 keys[i++] = ((at - first) << (nodeBits + 1)) | ((sentHere ? 1L : 0L) << nodeBits) | node;
@@ -150,10 +162,9 @@ public final class Rounds {
         List<long[]> ev = new ArrayList<>();
         for (Tx t : txs) {
             boolean sentHere = t.direction().sender() == endpoint;
-            if (sentHere && t.dep() != Tx.NONE) {
-                ev.add(new long[] {t.dep(), 1, dep(t.idx())});
-            } else if (!sentHere && t.arr() != Tx.NONE) {
-                ev.add(new long[] {t.arr(), 0, arr(t.idx())});
+            long at = at(t, endpoint);
+            if (at != Tx.NONE) {
+                ev.add(new long[] {at, sentHere ? 1 : 0, sentHere ? dep(t.idx()) : arr(t.idx())});
             }
         }
         ev.sort((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0]) : a[1] != b[1] ? Long.compare(a[1], b[1]) : Long.compare(a[2], b[2]));
@@ -164,24 +175,38 @@ public final class Rounds {
         return out;
     }
 
+    /** When t's event at this endpoint happened (its departure or its arrival), or NONE: not seen, or a lost copy's arrival. */
+    private long at(Tx t, Endpoint endpoint) {
+        if (t.direction().sender() == endpoint) {
+            return t.dep();
+        }
+        return marks.lost(t) ? Tx.NONE : t.arr();
+    }
+
     private void linkEndpoint(int[] events) {
         int lastEvent = NO_NODE;
         int lastPeerSeqArr = NO_NODE;
         int lastPeerNewArr = NO_NODE;
         boolean peerSpokeSinceMyData = false;
         int turnTrigger = NO_NODE;
+        Delivery delivery = new Delivery(deliveredAt);
         for (int node : events) {
             Tx t = tx(node);
+            int delivered = NO_NODE;
             if (isArrival(node)) {
                 link(node, dep(t.idx()), PathArc.Kind.NETWORK);
                 if (t.p.carriesSeqSpace()) {
                     lastPeerSeqArr = node;
-                    if (t.newAtReceiver()) {
-                        lastPeerNewArr = node;
-                        peerSpokeSinceMyData = true;
-                    }
+                    delivered = delivery.arrived(node, t, t.arr());
                 }
-            } else {
+            } else if (t.has(TcpFlags.ACK)) {
+                delivered = delivery.acknowledged(t.p.ack);
+            }
+            if (delivered != NO_NODE) {
+                lastPeerNewArr = later(lastPeerNewArr, delivered); // what the peer said is readable from here on
+                peerSpokeSinceMyData = true;
+            }
+            if (!isArrival(node)) {
                 boolean newData = marks.isNewData(t);
                 if (newData && peerSpokeSinceMyData) {
                     turnTrigger = lastPeerNewArr; // this turn answers what the peer said last

@@ -44,6 +44,7 @@ final class AckArrivals {
         if (ack > s.una) {
             long acked = acknowledge(ack, t);
             s.una = ack;
+            s.timerArmedAt = t;
             if (s.cc.cumulativeAck(s.una, acked, newlySacked, s.scoreboard.pipe())) {
                 lossEvidence = true; // partial ACK: the next hole is lost too (NewReno)
             }

@@ -27,29 +27,32 @@ final class Retransmissions {
         s.marks.lossArc(syn, true);
         s.stats.countTimer(cause);
         s.stats.retransmissions++;
-        markSpurious(prev);
+        s.resends.add(syn, prev);
     }
 
     /** Data sent before, again; prevIdx is the copy it repeats, or -1 when none was captured. */
     void resent(Tx r, long t, int prevIdx) {
         s.stats.retransmissions++;
         s.stats.retransmittedBytes += r.p.len;
-        if (prevIdx < 0) {
+        if (prevIdx >= 0) {
+            s.resends.add(r, s.txs.get(prevIdx));
+        } else {
             // the lost original was never captured: it left just before the first packet above it
             Tx above = s.sent.firstAbove(r.end());
             prevIdx = above != null ? above.idx() : -1;
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
         Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
-        boolean clocked = s.cc.state() == CongestionControl.State.LOSS && s.lastAckTime != NONE && s.lastAckTime > s.cc.lossStart()
-                && t - s.lastAckTime <= s.cfg.ackTriggerSlackUs;
-        LossCause cause = clocked ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg,
-                new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.cc.state(), s.una, s.nxt));
+        // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs
+        boolean timeoutRecovery = s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
+        LossClassifier.Seen seen = new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.rtt.srtt(), s.cc.state(),
+                s.una, s.nxt, s.timerArmedAt, Math.max(s.lastNewDataAt, s.lastAckTime));
+        LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
         s.marks.resent(r, prevIdx, cause);
-        if (prev != null) {
-            markSpurious(prev);
+        if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen)) {
+            s.stats.probesOrTimeouts++;
         }
-        if (clocked) {
+        if (timeoutRecovery) {
             // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
             s.stats.slowStartRetransmits++;
             s.marks.liberator(r, s.lastAckTx);
@@ -63,6 +66,7 @@ final class Retransmissions {
         } else {
             s.stats.countTimer(cause);
             s.marks.lossArc(r, true);
+            s.timerArmedAt = t;
             if (cause != LossCause.TAIL_LOSS_PROBE) {
                 s.cc.timeout(s.nxt, t, cause == LossCause.BACKOFF);
                 s.scoreboard.markAllLost();
@@ -84,12 +88,5 @@ final class Retransmissions {
             s.nxt = r.end(); // repacketised: old and new bytes together
         }
         s.cc.sent(s.segs(r.p.len));
-    }
-
-    /** A re-send whose earlier copy reached the receiver repaired nothing there. */
-    private void markSpurious(Tx prev) {
-        if (prev.arr() != Tx.NONE && !prev.arrEstimated()) {
-            s.stats.spuriousRetransmissions++;
-        }
     }
 }

@@ -71,7 +71,11 @@ final class Scoreboard {
         return newestAcked;
     }
 
-    /** Marks the segments the SACK blocks cover; returns how many were newly SACKed. */
+    /**
+     * Marks the segments the SACK blocks report; returns how many were newly SACKed. A block
+     * holding a segment's first byte reports it: Linux splits a partly SACKed segment, and
+     * captures that overstate payload lengths (options cut off) never see whole segments SACKed.
+     */
     int sack(long[] blocks) {
         long top = 0;
         for (int k = 1; k < blocks.length; k += 2) {
@@ -86,7 +90,7 @@ final class Scoreboard {
                 continue;
             }
             for (int k = 0; k + 1 < blocks.length; k += 2) {
-                if (blocks[k] <= s.seq && s.end <= blocks[k + 1]) {
+                if (blocks[k] <= s.seq && s.seq < blocks[k + 1]) {
                     s.sacked = true;
                     sackedSegs += s.segs;
                     if (s.lost) {

@@ -17,6 +17,8 @@ public final class SenderMarks {
     private final int[] liberator;
     private final boolean[] outOfWindow;
     private final boolean[] duplicateAck;
+    private final boolean[] lost;
+    private final boolean[] spurious;
 
     /** Marks for a timeline of this many transmissions, each a control packet until the simulation says otherwise. */
     public SenderMarks(int transmissions) {
@@ -30,6 +32,8 @@ public final class SenderMarks {
         Arrays.fill(liberator, -1);
         outOfWindow = new boolean[transmissions];
         duplicateAck = new boolean[transmissions];
+        lost = new boolean[transmissions];
+        spurious = new boolean[transmissions];
     }
 
     public TxKind kind(Tx t) {
@@ -79,6 +83,23 @@ public final class SenderMarks {
         duplicateAck[t.idx()] = true;
     }
 
+    /**
+     * True for a copy that never reached the receiver: a re-send that was not spurious repeated it
+     * and no sensor saw it arrive. Its estimated arrival delivered nothing.
+     */
+    public boolean lost(Tx t) {
+        return lost[t.idx()];
+    }
+
+    /** A re-send that repaired nothing, on evidence (the profile's spurious_retransmissions). */
+    public boolean spurious(Tx t) {
+        return spurious[t.idx()];
+    }
+
+    void countedSpurious(Tx t) {
+        spurious[t.idx()] = true;
+    }
+
     void kind(Tx t, TxKind k) {
         kind[t.idx()] = k;
     }
@@ -99,5 +120,9 @@ public final class SenderMarks {
 
     void sentBeyondWindow(Tx t) {
         outOfWindow[t.idx()] = true;
+    }
+
+    void markLost(Tx t) {
+        lost[t.idx()] = true;
     }
 }

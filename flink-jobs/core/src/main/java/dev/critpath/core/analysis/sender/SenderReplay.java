@@ -9,13 +9,18 @@ import dev.critpath.core.analysis.clean.SequenceSpace;
 /** The forward pass's result: both senders replayed, what each counted, and what it learned about every transmission. */
 public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks marks) {
 
-    /** Replays the client's and the server's sender over the timeline, each with its own segment size and its receiver's window scale. */
+    /**
+     * Replays the client's and the server's sender over the timeline, each with its own segment
+     * size and its receiver's window scale. SACK is on when both SYNs offered it, or when SACK
+     * blocks show it was (the handshake not captured).
+     */
     public static SenderReplay of(Timeline tl, SequenceSpace space, AnalysisConfig cfg) {
         SenderMarks marks = new SenderMarks(tl.txs.size());
+        boolean sack = space.sackPermitted || tl.txs.stream().anyMatch(t -> t.p.sack != null);
         DirectionStats c2s = new SenderSim(tl.txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, tl.txs, Direction.C2S),
-                space.wscaleServer, space.sackPermitted, marks).run();
+                space.wscaleServer, sack, marks).run();
         DirectionStats s2c = new SenderSim(tl.txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, tl.txs, Direction.S2C),
-                space.wscaleClient, space.sackPermitted, marks).run();
+                space.wscaleClient, sack, marks).run();
         return new SenderReplay(c2s, s2c, marks);
     }
 }

@@ -26,7 +26,6 @@ public final class SenderSim {
     private final AckArrivals acks;
     private final Retransmissions retransmissions;
     private final Bursts bursts;
-    private long lastDataSend = NONE;
 
     /**
      * @param mss       the sender's segment size
@@ -67,6 +66,7 @@ public final class SenderSim {
         long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep(),
                 ackArrivals.isEmpty() ? NONE : ackArrivals.get(ackArrivals.size() - 1).arr());
         s.windows.finish(end, s.una, s.nxt, !s.scoreboard.isEmpty());
+        s.resends.decide(s.txs, dir, s.marks, s.stats);
         s.stats.srttUs = s.rtt.srtt();
         s.stats.minRttUs = s.rtt.minRtt();
         s.stats.bytes = SentBytes.unique(s.txs, dir);
@@ -94,6 +94,10 @@ public final class SenderSim {
         if (!x.p.carriesSeqSpace()) {
             if (x.seq() < s.una && x.isPureAck() && s.nxt > 0) {
                 probeOrKeepalive(x);
+            } else if (x.seq() > s.nxt && x.isPureAck()) {
+                // an ACK carries the sender's next sequence number: data the capture missed left just before it
+                s.nxt = x.seq();
+                s.sent.add(x);
             }
             return; // pure ACK or window update
         }
@@ -137,8 +141,8 @@ public final class SenderSim {
         if (x.p.len > 0) {
             s.stats.dataPackets++;
         }
-        if (s.cfg.slowStartAfterIdle && s.scoreboard.isEmpty() && lastDataSend != NONE && t - lastDataSend > s.rtt.rto()) {
-            s.cc.restartAfterIdle(t - lastDataSend, s.rtt.rto());
+        if (s.cfg.slowStartAfterIdle && s.scoreboard.isEmpty() && s.lastNewDataAt != NONE && t - s.lastNewDataAt > s.rtt.rto()) {
+            s.cc.restartAfterIdle(t - s.lastNewDataAt, s.rtt.rto());
             s.recordEvent(-1, false);
         }
         long e = x.end();
@@ -156,11 +160,14 @@ public final class SenderSim {
             }
             s.marks.liberator(x, liberator);
         }
+        if (s.scoreboard.isEmpty()) {
+            s.timerArmedAt = t;
+        }
         s.scoreboard.add(new Scoreboard.Segment(x.seq(), e, Math.max(segs, 1), x.idx(), t));
         s.sent.add(x);
         s.nxt = e;
         if (x.p.len > 0) {
-            lastDataSend = t;
+            s.lastNewDataAt = t;
         }
         s.cc.sent(segs);
         s.cc.validate(s.scoreboard.pipe(), s.una, s.nxt);

@@ -37,6 +37,16 @@ final class SenderState {
     long pipeBeforeLastAck;
     /** When the last ACK carrying loss evidence (duplicate, SACK, partial) arrived. */
     long lastLossEvidence = NONE;
+    /**
+     * When the retransmission timer was last (re)started (RFC 6298 5.1, 5.3, 5.5: data sent with
+     * nothing in flight, an ACK of new data, the timer's own expiry), or NONE: it cannot fire
+     * sooner than the minimum RTO after that.
+     */
+    long timerArmedAt = NONE;
+    /** When new data last left, or NONE. */
+    long lastNewDataAt = NONE;
+    /** The re-sends, judged spurious or not once every ACK has been seen. */
+    final SpuriousResends resends = new SpuriousResends();
 
     SenderState(List<Tx> txs, AnalysisConfig cfg, int mss, SenderMarks marks) {
         this.txs = txs;

@@ -4,7 +4,7 @@ import dev.critpath.core.analysis.align.Tx;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Every transmission carrying sequence space, in departure order: what a re-send repeats, and whether "old" bytes are a reordered original. */
+/** Every transmission carrying sequence space (and each pure ACK that revealed unseen data), in departure order: what a re-send repeats, and whether "old" bytes are a reordered original. */
 final class SentHistory {
     /** Earlier transmissions searched for the one a re-send repeats (re-sends are rare, so a bounded scan back is cheap). */
     private static final int SCAN_LIMIT = 65_536;
@@ -26,10 +26,10 @@ final class SentHistory {
         return -1;
     }
 
-    /** The earliest data transmission at or above seq, or null. */
+    /** The earliest data transmission at or above seq (or pure ACK whose sequence number showed unseen data below it), or null. */
     Tx firstAbove(long seq) {
         for (Tx t : sent) {
-            if (t.seq() >= seq && t.p.len > 0) {
+            if (t.seq() >= seq && (t.p.len > 0 || t.isPureAck())) {
                 return t;
             }
         }
@@ -49,8 +49,8 @@ final class SentHistory {
         if (above == null) {
             return false;
         }
-        if (s.p.tsval >= 0 && above.p.tsval >= 0) {
-            return (int) (s.p.tsval - above.p.tsval) <= 0;
+        if (s.p.tsval >= 0 && above.p.tsval >= 0 && s.p.tsval != above.p.tsval) {
+            return (int) (s.p.tsval - above.p.tsval) < 0; // one timestamp tick holds both: the IP id or the timing decides
         }
         if (s.p.ipId > 0 && above.p.ipId > 0) {
             return (short) (s.p.ipId - above.p.ipId) < 0; // per-socket counters (Linux, BSD) increase

@@ -76,12 +76,14 @@ class PacketSightingsTest {
     }
 
     @Test
-    void duplicateAcksAreTheProfilesAndZeroWindowsTheReceiversKernels() {
+    void duplicateAcksAndSpuriousReSendsAreTheProfilesAndZeroWindowsTheReceiversKernels() {
         for (Scenario s : scenarios()) {
             for (Connection c : s.connections()) {
                 List<PacketSighting> rows = c.result().analysis().packets().sightings();
                 long dupAckTxs = rows.stream().filter(r -> r.kind() == PacketKind.DUP_ACK).mapToInt(PacketSighting::txIndex).distinct().count();
                 assertEquals(((Number) c.result().profile().columns().get("dup_acks")).longValue(), dupAckTxs, s.name());
+                long spuriousTxs = rows.stream().filter(r -> r.kind() == PacketKind.SPURIOUS).mapToInt(PacketSighting::txIndex).distinct().count();
+                assertEquals(((Number) c.result().profile().columns().get("spurious_retransmissions")).longValue(), spuriousTxs, s.name());
             }
         }
         Connection slowReader = LabFixtures.scenario("zero-window").connections().get(0);

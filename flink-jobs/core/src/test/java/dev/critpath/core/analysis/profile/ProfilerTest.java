@@ -9,9 +9,13 @@ import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.ExchangeProfile;
 import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.SegmentStart;
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.sender.TxKind;
 import dev.critpath.core.testing.HandTrace;
 import dev.critpath.core.testing.Steps;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The profile step alone, on the earlier steps' values for a hand-built keep-alive connection. */
 class ProfilerTest {
@@ -57,5 +61,21 @@ class ProfilerTest {
         assertEquals(2000, second.responseBytes());
         assertEquals(10_000, second.serverThinkUs());
         assertEquals(10_000, second.times().get(Category.SERVER), "the exchange's part of the path");
+    }
+
+    /** From both captures and from the server's alone (where the lost copy's arrival is only an estimate). */
+    @ParameterizedTest(name = "server sensor only: {0}")
+    @ValueSource(booleans = {false, true})
+    void anExchangeEndsWhenTheLastHoleIsFilledAndItsLossIsOnThePath(boolean serverSensorOnly) {
+        HandTrace h = new HandTrace(30, 30);
+        h.holeFilledThenNextRequest(h.handshakeAndRequest(30));
+        Steps s = Steps.run(serverSensorOnly ? h.serverSensorOnly() : h.bothSensors());
+        ConnectionAnalysis a = new Profiler(AnalysisConfig.defaults(), PathPrior.NONE)
+                .profile(s.trace(), s.space(), s.timeline(), s.senders(), s.path(), SegmentStart.WHOLE);
+        Tx holeFill = s.timeline().txs.stream().filter(t -> s.senders().marks().kind(t) == TxKind.RETRANSMISSION).findFirst().orElseThrow();
+        ExchangeProfile first = a.exchanges().get(0);
+        assertEquals(holeFill.arr(), first.endUs(), "the response is whole when the re-send fills its hole, not when its highest byte arrives");
+        assertEquals(60_131, first.times().get(Category.LOSS_FAST_RETRANSMIT), "the lost segment's departure to its fast retransmit");
+        assertEquals(60_131, a.profile().times.get(Category.LOSS_FAST_RETRANSMIT));
     }
 }

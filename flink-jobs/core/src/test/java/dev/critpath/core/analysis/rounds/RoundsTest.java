@@ -79,4 +79,17 @@ class RoundsTest {
         assertEquals(2, copies.size());
         assertParent(s.rounds(), Rounds.dep(copies.get(1).idx()), Rounds.dep(copies.get(0).idx()), PathArc.Kind.LOSS);
     }
+
+    @Test
+    void theNextRequestWaitsForTheReSendThatFillsTheHoleNotForTheHighestByte() {
+        HandTrace h = new HandTrace(30, 30);
+        h.holeFilledThenNextRequest(h.handshakeAndRequest(30));
+        Steps s = Steps.run(h.bothSensors());
+        List<Tx> txs = s.timeline().txs;
+        Tx holeFill = only(txs, t -> s.senders().marks().kind(t) == dev.critpath.core.analysis.sender.TxKind.RETRANSMISSION);
+        Tx secondRequest = only(txs, t -> t.c2s() && t.p.len == 100 && t.p.seq > 1);
+        Tx highest = only(txs, t -> !t.c2s() && t.p.seq == 9001);
+        assertParent(s.rounds(), Rounds.dep(secondRequest.idx()), Rounds.arr(holeFill.idx()), PathArc.Kind.HOST);
+        assertEquals(holeFill.arr(), s.rounds().deliveredAt(highest), "the bytes above the hole were readable only once it was filled");
+    }
 }

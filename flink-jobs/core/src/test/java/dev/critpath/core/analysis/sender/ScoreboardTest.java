@@ -12,6 +12,7 @@ class ScoreboardTest {
     @CsvSource(delimiter = ';', value = {
         "all in flight;                         '';                               10; -1",
         "SACKed segments left the network;      sack:3001-6001;                   7;  -1",
+        "a block holding a segment's start;     sack:3001-5969;                   7;  -1",
         "a cumulative ACK takes them off;       ack:3001;                         7;  3",
         "SACKed before, not counted again;      sack:3001-6001 ack:6001;          4;  3",
         "a timeout: all not SACKed lost;        sack:5001-6001 lost;              0;  -1",

@@ -49,6 +49,8 @@ class SenderSimTest {
     static Stream<Loss> losses() {
         return Stream.of(
                 new Loss("right after duplicate ACKs: fast retransmit", response(false, 3, 60.161), LossCause.FAST_RETRANSMIT, 1, 0, 0, 0),
+                new Loss("5 ms after duplicate ACKs, too soon for the timer: fast retransmit", response(false, 3, 65.161),
+                        LossCause.FAST_RETRANSMIT, 1, 0, 0, 0),
                 new Loss("the last segment, no evidence: the timer", response(false, 10, 260.1), LossCause.TIMEOUT, 0, 1, 0, 0),
                 new Loss("the same segment's timer again: backoff", response(false, 10, 260.1, 780.1), LossCause.BACKOFF, 0, 1, 1, 0),
                 new Loss("the last segment with SACK in Open: tail loss probe", response(true, 10, 120.1), LossCause.TAIL_LOSS_PROBE, 0, 0, 0, 1));

@@ -1,0 +1,180 @@
+package dev.critpath.core.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.recipe.Analyzer;
+import dev.critpath.core.analysis.sender.SenderMarks;
+import dev.critpath.core.analysis.sender.TxKind;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.pcap.PcapEvents;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.screen.Screen;
+import dev.critpath.core.testing.Repo;
+import dev.critpath.core.testing.Steps;
+import dev.critpath.core.trace.ConnectionAssembler;
+import dev.critpath.core.trace.ConnectionTrace;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Loss on public captures written by others, each with the story its capture tells (issue 18,
+ * items 5-9): where a hole's fill ends an exchange, which re-sends a timer sent, which re-sends a
+ * capture hid, and which are spurious. The figures come from the captures themselves (frame
+ * times, tshark's and TCPRS's labels); docs/peers.md has the counts before and after.
+ */
+class PublicLossStoriesTest {
+    private static final long MIN_RTO_US = AnalysisConfig.defaults().rtoMinUs;
+    private static final Analyzer ANALYZER = Analyzer.defaults();
+
+    private static Path capture(String relative) {
+        Path f = Repo.shared("traces/public").resolve(relative);
+        assumeTrue(Files.isRegularFile(f), "public capture absent: ../shared/traces/public/" + relative);
+        return f;
+    }
+
+    private static List<ConnectionTrace> connections(Path f) {
+        try {
+            ConnectionAssembler as = new ConnectionAssembler();
+            PcapEvents.readAll(f, f.getFileName().toString(), SensorRole.UNKNOWN).forEach(as::add);
+            return as.connections();
+        } catch (Exception e) {
+            throw new IllegalStateException(f + ": " + e, e);
+        }
+    }
+
+    private static ConnectionTrace connection(String relative, int clientPort) {
+        return connections(capture(relative)).stream().filter(t -> t.clientPort() == clientPort).findFirst().orElseThrow();
+    }
+
+    private static List<Tx> resends(Steps s, Direction dir) {
+        SenderMarks m = s.senders().marks();
+        return s.timeline().txs.stream().filter(t -> t.direction() == dir && m.kind(t) == TxKind.RETRANSMISSION).toList();
+    }
+
+    /** Re-sends where a retransmission timer fired (timeout or backoff). */
+    private static List<Tx> timerEvents(Steps s, Direction dir) {
+        SenderMarks m = s.senders().marks();
+        return resends(s, dir).stream().filter(t -> m.lossArc(t)
+                && (m.lossCause(t) == LossCause.TIMEOUT || m.lossCause(t) == LossCause.BACKOFF)).toList();
+    }
+
+    /** A timer restarts when it fires: two expiries cannot come closer than the minimum RTO. */
+    private static void assertTimersAtLeastTheMinimumRtoApart(List<Tx> timers) {
+        for (int i = 1; i < timers.size(); i++) {
+            long gap = timers.get(i).dep() - timers.get(i - 1).dep();
+            assertTrue(gap >= MIN_RTO_US, "timer events " + timers.get(i - 1) + " and " + timers.get(i) + " only " + gap + " us apart");
+        }
+    }
+
+    @Test
+    void fack007sFirstExchangeEndsWhenItsLastHoleIsFilledAndItsLossIsOnThePath() {
+        ConnectionTrace t = connection("zeek-zeek/tcprs-0d81bfc/forwardacknowledgement/fack007.trace", 54816);
+        ConnectionAnalysis a = ANALYZER.analyze(t);
+        List<Tx> resends = resends(Steps.run(t), Direction.S2C);
+        assertEquals(6, resends.size());
+        long lastFill = resends.stream().mapToLong(Tx::arr).max().orElseThrow();
+        ExchangeProfile first = a.exchanges().get(0);
+        assertEquals(lastFill, first.endUs(), "the last hole is filled by the second re-send of 8485");
+        // the capture's own clock: the highest response byte arrived about 4.564 s, the last hole was filled about 5.350 s
+        assertEquals(1_285_865_005_350_000L, first.endUs(), 1_000);
+        assertTrue(first.times().get(Category.LOSS_TIMEOUT) > 600_000, "the 644 ms the re-sent segment waited for its timer: " + first.times());
+        assertTrue(a.profile().s2c.fastRetransmits >= 1, "TCPRS files it under forward acknowledgement");
+    }
+
+    @Test
+    void lossWindowApproximationsBurstOfSixReSendsIsOneTimeout() {
+        Steps s = Steps.run(connection("zeek-zeek/tcprs-0d81bfc/heuristics/loss-window-approximation.trace", 49792));
+        List<Tx> resends = resends(s, Direction.C2S);
+        assertEquals(69, resends.size(), "tshark flags 62 of them, the rest are hole fills of originals lost before the capture");
+        long start = resends.get(0).dep();
+        List<Tx> burst = resends.stream().filter(r -> r.dep() - start <= 39_000).toList();
+        assertEquals(6, burst.size(), "six re-sends within 39 ms");
+        assertEquals(1, timerEvents(s, Direction.C2S).stream().filter(burst::contains).count(), "one timer, the rest released by ACKs");
+        assertTimersAtLeastTheMinimumRtoApart(timerEvents(s, Direction.C2S));
+    }
+
+    @Test
+    void emailTroublesGoBackNAfterOneTimeoutIsNotFourteenTimeouts() {
+        Steps s = Steps.run(connection("chrissanders-packets/ppa1e/email-troubles.pcap", 1567));
+        List<Tx> timers = timerEvents(s, Direction.S2C);
+        assertEquals(18, resends(s, Direction.S2C).size(), "tshark flags 18 frames");
+        assertEquals(1, timers.size(), "one timer expiry; the 13 re-sends after it went as the ACKs came back");
+        assertEquals(1, s.senders().s2c().timeouts);
+    }
+
+    @Test
+    void tcpDupackIsATextbookFastRetransmitAndNotBoring() {
+        ConnectionTrace t = connection("chrissanders-packets/tcp_dupack.pcapng", 38760);
+        ConnectionResult r = Screen.defaults().apply(ANALYZER.analyze(t));
+        assertEquals(1, r.profile().retransmissions(), "the hole the receiver SACKed around, filled after three duplicate ACKs");
+        assertEquals(1, r.profile().fastRetransmits());
+        assertFalse(r.verdict().boring());
+        assertTrue(r.verdict().failedRules().contains("no_retransmission"), r.verdict().failedRules().toString());
+    }
+
+    @Test
+    void lab4sThreeHiddenServerReSendsAreFoundAndTheirTimerIsLossNotServerTime() {
+        ConnectionTrace t = connection("packetpioneer-Wireshark101/Lab 4-NetworkCongestion.pcapng", 58002);
+        ConnectionAnalysis a = ANALYZER.analyze(t);
+        assertEquals(4, a.profile().s2c.retransmissions,
+                "as tshark: the SYN/ACK (frame 6), and frames 12, 14 and 15 below the sequence number 5404 the server's ACK (frame 11) had used");
+        // the server sent 1449-5404 with its Server Hello about 4.56 s; frame 12 re-sent it at 7.28 s
+        assertTrue(a.arcs().stream().anyMatch(x -> x.kind() == PathArc.Kind.LOSS && x.direction() == Direction.S2C && x.durationUs() > 2_600_000),
+                "the server's timer wait is on the path as loss");
+        assertTrue(a.profile().times.get(Category.SERVER_OR_QUEUING) < 2_000_000, "not the 6.4 s it was: " + a.profile().times);
+    }
+
+    @Test
+    void aDsackMakesRto002sReSendSpurious() {
+        ConnectionTrace t = connection("zeek-zeek/tcprs-0d81bfc/rto/rto002.trace", 50544);
+        ConnectionProfile p = ANALYZER.analyze(t).profile();
+        assertEquals(1, p.s2c.retransmissions);
+        assertEquals(1, p.s2c.spuriousRetransmissions, "the client's SACK 480-684 below its ACK 684 reports the bytes twice");
+        assertEquals(1, p.s2c.probesOrTimeouts, "2010, 366 ms after the segment with SRTT near 170 ms: probe and RTO timing both fit");
+    }
+
+    @Test
+    void unansweredSynsAndBlackHoleReSendsAreNotSpurious() {
+        for (ConnectionTrace t : connections(capture("chrissanders-packets/http_espn_fail.pcapng"))) {
+            ConnectionProfile p = ANALYZER.analyze(t).profile();
+            assertEquals(0, p.c2s.spuriousRetransmissions + p.s2c.spuriousRetransmissions,
+                    p.clientPort + ": nothing shows an earlier copy arrived (tshark: none spurious)");
+        }
+    }
+
+    /** TCPRS files its traces by the recovery they show; each trace of a folder shows that recovery. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fastretransmit", "forwardacknowledgement", "rto"})
+    void everyTcprsTraceShowsTheRecoveryItsFolderNames(String folder) throws Exception {
+        Path dir = Repo.shared("traces/public/zeek-zeek/tcprs-0d81bfc").resolve(folder);
+        assumeTrue(Files.isDirectory(dir), "public captures absent: " + dir);
+        List<String> missing = new ArrayList<>();
+        List<Path> traces;
+        try (Stream<Path> files = Files.list(dir)) {
+            traces = files.filter(f -> f.toString().endsWith(".trace")).sorted().toList();
+        }
+        for (Path f : traces) {
+            long found = 0;
+            for (ConnectionTrace t : connections(f)) {
+                ConnectionProfile p = ANALYZER.analyze(t).profile();
+                found += folder.equals("rto") ? p.timeouts() + p.backoffs() + p.c2s.tailLossProbes + p.s2c.tailLossProbes : p.fastRetransmits();
+            }
+            if (found == 0) {
+                missing.add(f.getFileName().toString());
+            }
+        }
+        assertTrue(traces.size() >= Set.of(19, 44, 8).stream().mapToInt(Integer::intValue).min().orElseThrow());
+        assertEquals(List.of(), missing);
+    }
+}
