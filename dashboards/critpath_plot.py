@@ -290,6 +290,7 @@ def write_svg(sc, path):
     import matplotlib
 
     matplotlib.use("svg")
+    matplotlib.rcParams["svg.hashsalt"] = "critpath"  # the same drawing gives the same file (its element ids)
     import matplotlib.pyplot as plt
     from matplotlib.collections import LineCollection
     from matplotlib.patches import Patch
