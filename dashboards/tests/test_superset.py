@@ -144,7 +144,8 @@ def log_in(browser, base, password):
     browser.find_element(By.ID, "username").send_keys("admin")
     browser.find_element(By.ID, "password").send_keys(password)
     browser.find_element(By.ID, "password").submit()
-    wait_for(lambda: "/login" not in browser.current_url, "logging in")
+    # a gunicorn worker still loading Superset answers when it is done (gunicorn_config.py allows it 300 s)
+    wait_for(lambda: "/login" not in browser.current_url, "logging in", timeout=300)
 
 
 def test_a_flagged_connection_opens_its_plot_in_one_click(superset, warehouse):
