@@ -37,6 +37,11 @@ export {
 	## Seed of the Community ID; every sensor of the fleet must use the same.
 	option community_id_seed = 0;
 
+	## Whether the package's compiled sensor (its Zeek plugin) logs the packets where it is
+	## installed; F, or a Zeek without the plugin, leaves it to the script's own per-packet
+	## handlers (the same records, at several times the cost per packet).
+	option use_plugin = T;
+
 	## One TCP packet as this sensor saw it (field names and meanings: schemas/README.md).
 	type Info: record {
 		sensor: string &log;
@@ -71,6 +76,9 @@ export {
 		capture_index: count &log;
 	};
 
+	## Which path logs the packets: "compiled" (the plugin) or "script"; set at zeek_init.
+	global active_path = "script";
+
 	## Packets not logged because their connection reached the cap.
 	global packets_over_cap = 0;
 
@@ -98,6 +106,9 @@ redef record connection += {
 
 global capture_index = 0;
 
+## The event group of the script's per-packet handlers, off while the compiled sensor runs.
+const SCRIPT_PATH = "critpath-script-path";
+
 # Bits of the TCP flags byte.
 const SYN = 0x02;
 const ACK = 0x10;
@@ -124,6 +135,13 @@ event zeek_init() &priority=5
 	Log::create_stream(CritPath::LOG, [$columns=Info, $ev=log_packet, $path="critpath_packets"]);
 	role_changed("CritPath::sensor_role", sensor_role);
 	Option::set_change_handler("CritPath::sensor_role", role_changed);
+@ifdef ( CritPath::start_compiled_sensor )
+	if ( use_plugin && start_compiled_sensor() )
+		{
+		disable_event_group(SCRIPT_PATH);
+		active_path = "compiled";
+		}
+@endif
 	}
 
 function sampled(cid: string): bool
@@ -231,7 +249,7 @@ function new_record(id: conn_id, cid: string, src: addr, tcph: tcp_hdr): Info
 	return rec;
 	}
 
-event new_packet(c: connection, p: pkt_hdr)
+event new_packet(c: connection, p: pkt_hdr) &group=SCRIPT_PATH
 	{
 	flush();
 	if ( ! p?$tcp )
@@ -303,7 +321,7 @@ function add_options(rec: Info, options: TCP::OptionList)
 		}
 	}
 
-event tcp_options(c: connection, is_orig: bool, options: TCP::OptionList)
+event tcp_options(c: connection, is_orig: bool, options: TCP::OptionList) &group=SCRIPT_PATH
 	{
 	if ( |pending| == 0 )
 		return;
@@ -311,7 +329,7 @@ event tcp_options(c: connection, is_orig: bool, options: TCP::OptionList)
 	flush();
 	}
 
-event zeek_done()
+event zeek_done() &group=SCRIPT_PATH
 	{
 	flush();
 	}
@@ -377,7 +395,7 @@ function sender_is_originator(flags: count, sport: count, dport: count): bool
 	return ! ((sport < 1024 && dport >= 1024) || (sport < dport && dport >= 32768));
 	}
 
-event net_weird(name: string, addl: string, source: string)
+event net_weird(name: string, addl: string, source: string) &group=SCRIPT_PATH
 	{
 	if ( name != "truncated_IP_len" )
 		return;

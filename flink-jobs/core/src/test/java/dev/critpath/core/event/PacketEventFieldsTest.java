@@ -22,9 +22,10 @@ import org.apache.avro.Schema;
 import org.junit.jupiter.api.Test;
 
 /**
- * The packet event is declared four times, and the four must agree field by field with the JSON
+ * The packet event is declared five times, and each must agree field by field with the JSON
  * Schema, the contract: the Avro schema, the Java reader's {@link EventField} (which the writer,
- * {@link PacketEventJson}, follows) and the Zeek package's Info record. Names in order, JSON type,
+ * {@link PacketEventJson}, follows), the Zeek package's Info record and the names its compiled
+ * sensor writes (which writes through Zeek's logging, slowly, where Info differs from them). Names in order, JSON type,
  * whether required, the sensor roles, and the Java reader's integer ranges. The vectors
  * (PacketEventVectorsTest) test values; this tests the declarations, so a field added in one place
  * fails here naming the file that lacks it.
@@ -34,6 +35,7 @@ class PacketEventFieldsTest {
     private static final String AVRO = "schemas/packet-event.avsc";
     private static final String JAVA = "EventField.java";
     private static final String ZEEK = "zeek-scripts/scripts/main.zeek";
+    private static final String PLUGIN = "zeek-scripts/plugin/src/Sensor.cc";
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /**
@@ -50,6 +52,7 @@ class PacketEventFieldsTest {
         assertEquals(List.of(), NameDrift.between(JSON, contract, AVRO, List.copyOf(avro().keySet())));
         assertEquals(List.of(), NameDrift.between(JSON, contract, JAVA, List.copyOf(java().keySet())));
         assertEquals(List.of(), NameDrift.between(JSON, contract, ZEEK, List.copyOf(zeek().keySet())));
+        assertEquals(List.of(), NameDrift.between(JSON, contract, PLUGIN, plugin()));
         List<String> written = new ArrayList<>();
         MAPPER.readTree(PacketEventJson.toJson(everyFieldSet())).fieldNames().forEachRemaining(written::add);
         assertEquals(List.of(), NameDrift.between(JSON, contract, "PacketEventJson.write", written));
@@ -189,6 +192,19 @@ class PacketEventFieldsTest {
                 default -> "Zeek " + field.group(2);
             };
             out.put(field.group(1), new Declared(type, field.group(3) == null));
+        }
+        return out;
+    }
+
+    /** The field names the compiled sensor's own writer holds, in its order. */
+    private static List<String> plugin() throws IOException {
+        Matcher fields = Pattern.compile("const fields\\[\\] = \\{(.*?)\\};", Pattern.DOTALL)
+                .matcher(Files.readString(Repo.root().resolve(PLUGIN)));
+        assertTrue(fields.find(), PLUGIN + " has no field list");
+        Matcher name = Pattern.compile("\"(\\w+)\"").matcher(fields.group(1));
+        List<String> out = new ArrayList<>();
+        while (name.find()) {
+            out.add(name.group(1));
         }
         return out;
     }

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Zeek's events and the Java reader's give identical analysis rows (profiles, exchanges,
  * critical-path arcs) on every lab capture and every public capture: Zeek (the ZEEK environment
  * variable, else zeek on PATH) runs the critpath-sensor package on each, through
- * zeek-scripts/tools. It also holds the committed lab events (testdata/zeek/lab) to what Zeek
+ * zeek-scripts/tools (its compiled path where the plugin is built in zeek-scripts/plugin/build or
+ * installed, else its script path). It also holds the committed lab events (testdata/zeek/lab) to what Zeek
  * writes today, so that ZeekBaselineTest, which checks those where Zeek is not installed, cannot
  * go stale. Skips, saying why, where there is no Zeek.
  */

@@ -19,6 +19,9 @@ final class Exchange {
     long responseBytes;
     long requestFirstDep = Tx.NONE;
     long requestLastDep = Tx.NONE;
+    /** The request's bytes, relative sequence numbers [start, end). */
+    long requestSeqStart = Long.MAX_VALUE;
+    long requestSeqEnd = Long.MIN_VALUE;
     long requestLastArrAtServer = Tx.NONE;
     long responseFirstDepAtServer = Tx.NONE;
     long responseFirstArr = Tx.NONE;
@@ -47,6 +50,8 @@ final class Exchange {
                 cur.requestBytes += t.p.len;
                 cur.requestFirstDep = cur.requestFirstDep == Tx.NONE ? t.dep() : cur.requestFirstDep;
                 cur.requestLastDep = t.dep();
+                cur.requestSeqStart = Math.min(cur.requestSeqStart, t.p.seq);
+                cur.requestSeqEnd = Math.max(cur.requestSeqEnd, t.p.seq + t.p.len);
             } else {
                 if (cur == null) {
                     cur = new Exchange(); // the server spoke first (banners)
@@ -66,11 +71,13 @@ final class Exchange {
         return out;
     }
 
-    /** The request's last byte reaching the server and the response's first byte leaving it. */
+    /**
+     * The request's last byte reaching the server and the response's first byte leaving it. The
+     * request's bytes count in whichever copy reached the server (the timer's re-send of a lost first copy).
+     */
     private void serverSideTimes(Timeline tl, SenderMarks marks) {
         for (Tx t : tl.txs) {
-            if (t.c2s() && t.p.len > 0 && t.newAtReceiver() && t.arr() != Tx.NONE && t.dep() >= requestFirstDep
-                    && (requestLastDep == Tx.NONE || t.dep() <= requestLastDep)) {
+            if (t.c2s() && t.p.len > 0 && t.newAtReceiver() && t.arr() != Tx.NONE && t.p.seq >= requestSeqStart && t.p.seq < requestSeqEnd) {
                 requestLastArrAtServer = Math.max(requestLastArrAtServer, t.arr());
             }
             if (!t.c2s() && marks.isNewData(t) && t.arr() != Tx.NONE

@@ -63,6 +63,22 @@ class ProfilerTest {
         assertEquals(10_000, second.times().get(Category.SERVER), "the exchange's part of the path");
     }
 
+    /** The request's first copy is lost and its timer re-sends it: the server answers the copy that arrived (issue 18, item 11). */
+    @Test
+    void serverThinkTimeIsFromTheRequestCopyThatArrived() {
+        HandTrace h = new HandTrace(30, 30);
+        h.c(0).syn();
+        h.s(30).syn();
+        h.c(60).ack(1);
+        h.c(60).data(100).lost();
+        h.c(310).resend(1, 100);          // re-sent by the timer, arrives at 340 ms
+        h.s(340.3).data(1000).fin();      // answered 0.3 ms later
+        h.c(370.3).fin();
+        h.s(400.3);
+        ExchangeProfile x = profile(h).exchanges().get(0);
+        assertEquals(300, x.serverThinkUs());
+    }
+
     /** From both captures and from the server's alone (where the lost copy's arrival is only an estimate). */
     @ParameterizedTest(name = "server sensor only: {0}")
     @ValueSource(booleans = {false, true})
