@@ -52,12 +52,14 @@ def venv(path):
 
 def installed_env():
     """This Python's own environment, Superset already in it (a container image). The official
-    apache/superset image lacks the DuckDB driver: it is added, pinned, from PyPI."""
+    apache/superset image lacks the DuckDB driver and plotly (the plot pages): they are added,
+    pinned, from PyPI."""
     try:
         import duckdb_engine  # noqa: F401
+        import plotly  # noqa: F401
     except ImportError:
-        pins = [line.strip() for line in open(REQUIREMENTS) if line.startswith("duckdb")]
-        say(f"adding the DuckDB driver from PyPI: {' '.join(pins)} ...")
+        pins = [line.strip() for line in open(REQUIREMENTS) if line.startswith(("duckdb", "plotly"))]
+        say(f"adding the DuckDB driver and plotly from PyPI: {' '.join(pins)} ...")
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", *pins], check=True)
     return os.path.dirname(os.path.dirname(sys.executable))
 

@@ -13,7 +13,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCHEMAS = os.path.join(HERE, "..", "schemas", "tables")
 SHOWN_DECIMALS = 4
-TABLES = ("profiles", "exchanges", "critical_path", "screening", "dead_letters")
+TABLES = ("profiles", "exchanges", "critical_path", "packets", "screening", "dead_letters")
 
 # Avro types of schemas/tables as DuckDB types, for tables with no file yet
 AVRO_TO_DUCKDB = {"long": "BIGINT", "int": "INTEGER", "double": "DOUBLE", "boolean": "BOOLEAN", "string": "VARCHAR"}

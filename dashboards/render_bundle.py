@@ -4,7 +4,8 @@ warehouse schema (critpath_sql.CATEGORIES: the columns schemas/tables/profiles.a
 "category"), so that every dashboard shows every category and a new one needs no YAML edited:
 
   the SQL of the datasets connections, category_times and pie_vs_path;
-  the metrics of the time-split charts and the columns of the worst-connections table.
+  the metrics of the time-split charts and the columns of the worst-connections table (with a
+  link to each connection's plot).
 
 The rest of each file stays as it is. Run after changing the categories (PyYAML is in the tests'
 environment):
@@ -36,7 +37,10 @@ SPLIT_CHARTS = ("blame_server", "blame_network", "blame_trend")
 # the table of the worst connections: these columns around the parts' PART_ms
 WORST_CHART = "fleet_worst"
 WORST_BEFORE = ("client_addr", "server_addr", "server_port", "duration_ms")
-WORST_AFTER = ("failed_rules",)
+WORST_AFTER = ("failed_rules", "plot")
+# a table cell that opens the connection's time-sequence plot (plot_pages.py, served next to Superset)
+PLOT_LINK = ("'<a href=\"/critpath/plot?conn_uid=' || url_encode(p.conn_uid) || '\" target=\"_blank\" "
+             "class=\"critpath-plot\">plot</a>'")
 
 
 def parts():
@@ -60,7 +64,8 @@ def connections_sql():
     split = "".join(f"  ({us_sum(cs)}) / 1e3 AS {part}_ms,\n" for part, cs in parts().items())
     return ("SELECT p.*, make_timestamp(p.start_us) AS started_at, p.duration_us / 1e3 AS duration_ms,\n" + split
             + "  client_network(p.client_addr) AS client_network,\n"
-            + "  CASE WHEN p.boring THEN 'boring' ELSE 'worth a look' END AS verdict\nFROM profiles p")
+            + "  CASE WHEN p.boring THEN 'boring' ELSE 'worth a look' END AS verdict,\n"
+            + f"  {PLOT_LINK} AS plot\nFROM profiles p")
 
 
 def category_times_sql():
@@ -123,7 +128,9 @@ def render():
         path = os.path.join(CHARTS, name + ".yaml")
         out[path] = dump(with_chart_fields(load(path), {"metrics": split_metrics()}, {"metrics": split_metrics()}))
     path = os.path.join(CHARTS, WORST_CHART + ".yaml")
-    out[path] = dump(with_chart_fields(load(path), {"all_columns": worst_columns()}, {"columns": worst_columns()}))
+    # the plot column's link is HTML the table renders
+    out[path] = dump(with_chart_fields(load(path), {"all_columns": worst_columns(), "allow_render_html": True},
+                                       {"columns": worst_columns()}))
     return out
 
 

@@ -40,3 +40,12 @@ def _connect_confined(*args, **kwargs):
 
 
 duckdb.connect = _connect_confined
+
+
+# one connection's time-sequence plot, linked from the dashboards' connection tables (plot_pages.py)
+import sys  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import plot_pages  # noqa: E402
+
+BLUEPRINTS = [plot_pages.blueprint(WAREHOUSE)]

@@ -59,7 +59,7 @@ def main():
             "dashboards/README.md). A new category: add it to `Category.java` and its column to `profiles.avsc` and",
             "`exchanges.avsc`, run this script and `dashboards/render_bundle.py`, and give it a heading in the cli's",
             "`ResultTable` and a line of its `BlameSummary` (`CategoryListsTest` fails until then)."]
-    for table in ("profiles", "exchanges", "critical_path", "screening", "dead_letters"):
+    for table in ("profiles", "exchanges", "critical_path", "packets", "screening", "dead_letters"):
         schema = json.load(open(os.path.join(HERE, "tables", table + ".avsc")))
         out += ["", f"### {table}", "", schema["doc"], "", "| column | type | meaning |", "|---|---|---|"]
         for f in schema["fields"]:

@@ -6,13 +6,19 @@ import secrets
 import signal
 import subprocess
 import time
+import sys
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
 import yaml
 from conftest import REPO, truth_ports
-from testkit import BUNDLE, check_every_chart, check_gunicorn_and_csrf, free_port, login, wait_for, wait_serving
+from testkit import (BUNDLE, PLOT_FIGURE, check_every_chart, check_gunicorn_and_csrf, chromium, console_errors, free_port, login,
+                     wait_for, wait_serving)
+
+sys.path.insert(0, os.path.join(REPO, "dashboards"))
+import critpath_sql  # noqa: E402
 
 SCREENSHOTS = os.path.join(REPO, "dashboards", "tests", "screenshots")
 DASHBOARDS = {"fleet-screening": "critpath: fleet screening", "blame": "critpath: server vs network blame",
@@ -103,24 +109,13 @@ def sqllab(api, database_id, sql):
 def test_every_dashboard_renders_its_charts_in_a_browser(superset):
     """Headless Chromium logs in, opens each dashboard and waits for its charts: none may show an
     error or no data. Screenshots stay in dashboards/tests/screenshots."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
 
     base, password, _ = superset
-    opts = webdriver.ChromeOptions()
-    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,1300"):
-        opts.add_argument(a)
-    opts.binary_location = "/usr/bin/chromium"
     os.makedirs(SCREENSHOTS, exist_ok=True)
-    browser = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+    browser = chromium()
     try:
-        browser.get(base + "/login/")
-        wait_for(lambda: browser.find_elements(By.ID, "password"), "the login form")
-        browser.find_element(By.ID, "username").send_keys("admin")
-        browser.find_element(By.ID, "password").send_keys(password)
-        browser.find_element(By.ID, "password").submit()
-        wait_for(lambda: "/login" not in browser.current_url, "logging in")
+        log_in(browser, base, password)
         for slug, title in DASHBOARDS.items():
             browser.get(f"{base}/superset/dashboard/{slug}/")
             charts = wait_for(lambda: [c for c in browser.find_elements(By.CSS_SELECTOR, "[data-test-chart-id]")], title)
@@ -139,6 +134,59 @@ def test_every_dashboard_renders_its_charts_in_a_browser(superset):
             assert "No results were returned" not in browser.page_source, title
     finally:
         browser.quit()
+
+
+def log_in(browser, base, password):
+    from selenium.webdriver.common.by import By
+
+    browser.get(base + "/login/")
+    wait_for(lambda: browser.find_elements(By.ID, "password"), "the login form")
+    browser.find_element(By.ID, "username").send_keys("admin")
+    browser.find_element(By.ID, "password").send_keys(password)
+    browser.find_element(By.ID, "password").submit()
+    # a gunicorn worker still loading Superset answers when it is done (gunicorn_config.py allows it 300 s)
+    wait_for(lambda: "/login" not in browser.current_url, "logging in", timeout=300)
+
+
+def test_a_flagged_connection_opens_its_plot_in_one_click(superset, warehouse):
+    """In the fleet screening dashboard's table of the worst connections, each row's "plot" link
+    opens that connection's time-sequence plot, served next to Superset: Chromium clicks the
+    first, finds the plot drawn with the connection's packets and arcs and no console error.
+    Without a login the page is refused."""
+    from selenium.webdriver.common.by import By
+
+    base, password, _ = superset
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.build_opener(NoRedirect).open(base + "/critpath/plot?conn_uid=x", timeout=30)
+    assert refused.value.code == 302 and "/login/" in refused.value.headers["Location"]
+    con = critpath_sql.connect(warehouse)
+    browser = chromium()
+    try:
+        log_in(browser, base, password)
+        browser.get(f"{base}/superset/dashboard/fleet-screening/")
+        links = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "[data-test-chart-id] a[href*='/critpath/plot?']"), "the plot links")
+        flagged = con.execute("SELECT count(*) FROM profiles WHERE NOT boring").fetchone()[0]
+        assert len(links) == flagged
+        dashboard = browser.current_window_handle
+        console_errors(browser)  # the dashboard's: the plot's page is judged alone
+        links[0].click()
+        wait_for(lambda: len(browser.window_handles) == 2, "the plot's tab")
+        browser.switch_to.window([h for h in browser.window_handles if h != dashboard][0])
+        uid = urllib.parse.parse_qs(urllib.parse.urlparse(browser.current_url).query)["conn_uid"][0]
+        fig = wait_for(lambda: browser.execute_script(PLOT_FIGURE), "the plot drawn")
+        browser.save_screenshot(os.path.join(SCREENSHOTS, "fleet-screening-plot.png"))
+        rows = dict(con.execute("SELECT kind, count(*) FROM packets WHERE conn_uid = ? GROUP BY kind", [uid]).fetchall())
+        assert rows and fig["kinds"] == rows, uid
+        arcs = con.execute("SELECT count(*) FROM critical_path WHERE conn_uid = ?", [uid]).fetchone()[0]
+        assert fig["arcs"] == {"c2s": arcs, "s2c": arcs}, uid
+        assert console_errors(browser) == []
+    finally:
+        browser.quit()
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
 
 
 def charts_on(slug):

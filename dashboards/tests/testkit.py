@@ -42,6 +42,41 @@ def wait_serving(proc, is_up, what, timeout):
     wait_for(up, what, timeout)
 
 
+def chromium(window="1600,1300"):
+    """Headless Chromium through its driver, keeping the page's console log."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=" + window):
+        opts.add_argument(a)
+    opts.binary_location = "/usr/bin/chromium"
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
+
+
+def console_errors(browser):
+    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+# a time-sequence plot's page (critpath_plot.py) as plotly holds its figure: points per packet kind,
+# segments per arc trace, and what the page fetched
+PLOT_FIGURE = """
+const div = document.getElementById('critpath-plot');
+if (!div || !div.data || !div._fullLayout) return null;
+const kinds = {}, arcs = {}, timeline = {};
+for (const t of div.data) {
+  const m = t.meta || {};
+  if (m.kind) kinds[m.kind] = (kinds[m.kind] || 0) + t.x.length;
+  const segments = t.x.filter(v => v !== null).length / 2;
+  if (m.arcs) arcs[m.panel] = (arcs[m.panel] || 0) + segments;
+  if (m.timeline) timeline[m.timeline] = segments;
+}
+return {kinds, arcs, timeline, drawn: div.querySelectorAll('.scatterlayer .trace').length,
+        resources: performance.getEntriesByType('resource').map(r => r.name)};
+"""
+
+
 def label(c):
     return c if isinstance(c, str) else c["label"]
 

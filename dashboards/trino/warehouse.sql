@@ -51,6 +51,8 @@ CREATE TABLE IF NOT EXISTS critpath.profiles (
   rwnd_limited_us bigint,
   longest_burst bigint,
   initial_flight bigint,
+  burstiness_c2s double,
+  burstiness_s2c double,
   min_rtt_us bigint,
   min_owd_c2s_us bigint,
   min_owd_s2c_us bigint,
@@ -125,6 +127,8 @@ CREATE TABLE IF NOT EXISTS critpath.critical_path (
   flags varchar,
   seq bigint,
   len integer,
+  ack bigint,
+  tx_index integer,
   estimated boolean,
   dt date,
   hour integer
@@ -132,6 +136,34 @@ CREATE TABLE IF NOT EXISTS critpath.critical_path (
   external_location = 'local:///critical_path', format = 'PARQUET', partitioned_by = ARRAY['dt', 'hour']);
 
 CALL system.sync_partition_metadata('critpath', 'critical_path', 'FULL');
+
+CREATE TABLE IF NOT EXISTS critpath.packets (
+  conn_uid varchar,
+  segment_start_us bigint,
+  tx_index integer,
+  sensor varchar,
+  direction varchar,
+  seen_at varchar,
+  time_us bigint,
+  sensor_time_us bigint,
+  seq bigint,
+  len integer,
+  ack bigint,
+  flags varchar,
+  window integer,
+  window_edge bigint,
+  sack_starts array(bigint),
+  sack_ends array(bigint),
+  kind varchar,
+  loss_cause varchar,
+  rtx_of integer,
+  on_critical_path boolean,
+  dt date,
+  hour integer
+) WITH (
+  external_location = 'local:///packets', format = 'PARQUET', partitioned_by = ARRAY['dt', 'hour']);
+
+CALL system.sync_partition_metadata('critpath', 'packets', 'FULL');
 
 CREATE TABLE IF NOT EXISTS critpath.screening (
   conn_uid varchar,

@@ -24,7 +24,8 @@ public final class Main {
         CommandLine main = new CommandLine(new Main())
                 .addSubcommand(new DemoCommand()).addSubcommand(new AnalyzeCommand()).addSubcommand(new StreamCommand())
                 .addSubcommand(new ReplayCommand()).addSubcommand("sql", PythonCommand.sql())
-                .addSubcommand("dashboards", PythonCommand.dashboards()).addSubcommand(new BenchCommand())
+                .addSubcommand("dashboards", PythonCommand.dashboards())
+                .addSubcommand("plot", PythonCommand.plot()).addSubcommand(new BenchCommand())
                 .addSubcommand(new StreamBenchCommand()).addSubcommand(new ReaderBenchCommand()).addSubcommand(new CommandLine.HelpCommand());
         return main.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             cmd.getErr().println("critpath: " + ex.getMessage() + rootCause(ex));

@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Unmatched;
 
 /**
- * `critpath sql` and `critpath dashboards`: the commands written in Python (dashboards/). The
+ * `critpath sql`, `critpath dashboards` and `critpath plot`: the commands written in Python (dashboards/). The
  * checkout's launcher runs them, in their virtual environment, without the jar; here they are
  * handed to it. Their own --help lists their options.
  */
@@ -34,6 +34,13 @@ final class PythonCommand implements Callable<Integer> {
                 "Fleet screening, server vs network blame and the delay profile explorer. The first run installs Superset from "
                 + "PyPI into its own virtual environment; the admin password is CRITPATH_SUPERSET_PASSWORD or one generated and "
                 + "printed. `critpath dashboards --help` lists its options.");
+    }
+
+    static CommandLine plot() {
+        return named("plot", "Draws one connection's time-sequence plot with its critical path, as SVG and interactive HTML.",
+                "From a warehouse (--warehouse DIR --conn-uid UID) or from captures or event files (analysed first; pick the "
+                + "connection with --connection [ADDR:]PORT). The first run installs plotly and matplotlib from PyPI into their own "
+                + "virtual environment. `critpath plot --help` lists its options; docs/plots.md says how to read the plot.");
     }
 
     private static CommandLine named(String name, String header, String description) {

@@ -11,7 +11,7 @@ import picocli.CommandLine;
 /** The help a newcomer reads first: every command listed, each said in whole sentences. */
 class HelpTest {
     /** Commands a user reaches through the launcher; each must be in the jar's own list too. */
-    private static final Set<String> EXPECTED = Set.of("demo", "analyze", "stream", "replay", "sql", "dashboards", "bench", "bench-stream", "bench-readers");
+    private static final Set<String> EXPECTED = Set.of("demo", "analyze", "stream", "replay", "sql", "dashboards", "plot", "bench", "bench-stream", "bench-readers");
 
     private static String withoutSpace(String s) {
         return s.replaceAll("\\s+", "");

@@ -38,7 +38,7 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
  * <pre>
  * Kafka --parse--> events --keyBy(flow)--> ConnectionAssemblyFunction --keyBy(path)--> PathAnalysisFunction
  *   |                                          |                                          |-> profiles, exchanges,
- *   +-> dead letters <-------------------------+------------------------------------------+   critical_path, screening
+ *   +-> dead letters <-------------------------+------------------------------------------+   critical_path, packets, screening
  * </pre>
  */
 public final class CritpathJob {

@@ -107,7 +107,7 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
 
     private static Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> sideTables() {
         Map<WarehouseTable, OutputTag<Tuple2<String, GenericRecord>>> m = new EnumMap<>(WarehouseTable.class);
-        for (WarehouseTable t : List.of(WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.SCREENING)) {
+        for (WarehouseTable t : List.of(WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.PACKETS, WarehouseTable.SCREENING)) {
             m.put(t, new OutputTag<>(t.tableName(), WarehouseSink.rowType(t.schema())));
         }
         return m;

@@ -128,9 +128,10 @@ final class LabReplay {
         throw new AssertionError("only " + seen + " of " + n + " profiles committed within " + timeout + "; " + why.call());
     }
 
-    /** The four analysis tables (dead letters aside) hold the same rows, and each row the same values. */
+    /** The analysis tables (dead letters aside) hold the same rows, and each row the same values. */
     static void assertTablesEqual(Map<WarehouseTable, Map<String, List<String>>> expected, Map<WarehouseTable, Map<String, List<String>>> got) {
-        for (WarehouseTable t : List.of(WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.SCREENING)) {
+        for (WarehouseTable t : List.of(WarehouseTable.PROFILES, WarehouseTable.EXCHANGES, WarehouseTable.CRITICAL_PATH, WarehouseTable.PACKETS,
+                WarehouseTable.SCREENING)) {
             Map<String, List<String>> want = expected.getOrDefault(t, Map.of());
             Map<String, List<String>> have = got.getOrDefault(t, Map.of());
             assertEquals(want.keySet(), have.keySet(), t.tableName() + ": the same rows");
@@ -144,6 +145,7 @@ final class LabReplay {
         return switch (table) {
             case EXCHANGES -> g.get("conn_uid") + "#" + g.get("exchange_index");
             case CRITICAL_PATH -> g.get("conn_uid") + "#" + g.get("arc_index");
+            case PACKETS -> g.get("conn_uid") + "#" + g.get("segment_start_us") + "#" + g.get("tx_index") + "#" + g.get("seen_at");
             default -> String.valueOf(g.get("conn_uid"));
         };
     }

@@ -15,6 +15,8 @@ public enum WarehouseTable {
     PROFILES("profiles", r -> List.of(r.profileColumns())),
     EXCHANGES("exchanges", r -> r.exchanges().stream().map(x -> x.columns()).toList()),
     CRITICAL_PATH("critical_path", ConnectionResult::arcColumns),
+    /** Only connections the screen kept packets for give rows (see PacketKeeping). */
+    PACKETS("packets", ConnectionResult::packetColumns),
     SCREENING("screening", r -> List.of(r.verdict().columns())),
     /** Filled by the streaming job with input it could not use; a connection gives it no rows. */
     DEAD_LETTERS("dead_letters", r -> List.of());
@@ -32,7 +34,7 @@ public enum WarehouseTable {
     public static List<WarehouseTable> written(PathAnalysis.Rows rows) {
         return switch (rows) {
             case ALL -> List.of(values());
-            case SEGMENT -> List.of(EXCHANGES, CRITICAL_PATH);
+            case SEGMENT -> List.of(EXCHANGES, CRITICAL_PATH, PACKETS);
             case FINISH -> List.of(PROFILES, EXCHANGES, SCREENING);
         };
     }

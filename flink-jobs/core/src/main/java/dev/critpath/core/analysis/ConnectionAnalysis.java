@@ -4,8 +4,22 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-/** What the analysis says about one connection: where its time went, its exchanges, the critical path itself. */
-public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile> exchanges, List<PathArc> arcs) {
+/**
+ * What the analysis says about one connection: where its time went, its exchanges, the critical
+ * path itself, and its packets as marked (made when asked for).
+ */
+public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile> exchanges, List<PathArc> arcs, ConnectionPackets packets) {
+
+    /** The same analysis keeping these packets. */
+    public ConnectionAnalysis withPackets(ConnectionPackets kept) {
+        return new ConnectionAnalysis(profile, exchanges, arcs, kept);
+    }
+
+    /** Rows of the warehouse's `packets` table. */
+    public List<Map<String, Object>> packetColumns() {
+        long segmentStart = packets.segmentStartUs() >= 0 ? packets.segmentStartUs() : profile.startUs;
+        return packets.sightings().stream().map(s -> s.columns(profile.connUid, segmentStart)).toList();
+    }
 
     /** Rows of the warehouse's `critical_path` table. */
     public List<Map<String, Object>> arcColumns() {
@@ -25,6 +39,8 @@ public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile
             m.put("flags", a.flags());
             m.put("seq", a.seq());
             m.put("len", a.len());
+            m.put("ack", a.ack());
+            m.put("tx_index", a.txIndex());
             m.put("estimated", a.estimated());
             return m;
         }).toList();

@@ -179,6 +179,8 @@ public final class ConnectionProfile implements Serializable {
         m.put("rwnd_limited_us", c2s.rwndLimitedUs + s2c.rwndLimitedUs);
         m.put("longest_burst", Math.max(c2s.longestBurst, s2c.longestBurst));
         m.put("initial_flight", Math.max(c2s.initialFlight, s2c.initialFlight));
+        m.put("burstiness_c2s", c2s.burstiness());
+        m.put("burstiness_s2c", s2c.burstiness());
         m.put("min_rtt_us", nullIfNegative(timing.minRttUs()));
         m.put("min_owd_c2s_us", mode == CaptureMode.TWO_POINT ? nullIfNegative(timing.minOwdC2sUs()) : null);
         m.put("min_owd_s2c_us", mode == CaptureMode.TWO_POINT ? nullIfNegative(timing.minOwdS2cUs()) : null);

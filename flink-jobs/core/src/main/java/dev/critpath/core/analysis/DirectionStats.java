@@ -30,6 +30,10 @@ public final class DirectionStats implements Serializable {
     public long rwndLimitedUs;
     /** Most data packets one ACK liberated and the sender sent back to back. */
     public long longestBurst;
+    /** Data bytes after the direction's first data packet, each with an instantaneous rate (paper 003's burstiness). */
+    public long ratedBytes;
+    /** Of those, the bytes sent at ten times the direction's throughput or faster. */
+    public long burstBytes;
     /** Packets of the first flight (initial window), which no ACK liberated. */
     public long initialFlight;
     /** Data sent beyond the simulated window; the simulation re-synchronised each time. */
@@ -46,6 +50,11 @@ public final class DirectionStats implements Serializable {
     public long srttUs = -1;
     public long minRttUs = -1;
     public long maxCwndSegments;
+
+    /** Share of the rated bytes sent in a burst, or null when fewer than two data packets were sent. */
+    public Double burstiness() {
+        return ratedBytes == 0 ? null : (double) burstBytes / ratedBytes;
+    }
 
     /** One more expiry of the retransmission timer, or of the tail loss probe's. */
     public void countTimer(LossCause c) {
@@ -77,6 +86,8 @@ public final class DirectionStats implements Serializable {
         m.zeroWindowEpisodes = zeroWindowEpisodes + next.zeroWindowEpisodes;
         m.rwndLimitedUs = rwndLimitedUs + next.rwndLimitedUs;
         m.longestBurst = Math.max(longestBurst, next.longestBurst);
+        m.ratedBytes = ratedBytes + next.ratedBytes;
+        m.burstBytes = burstBytes + next.burstBytes;
         m.initialFlight = initialFlight; // later segments restart after idle; the connection's first flight is this one
         m.outOfWindow = outOfWindow + next.outOfWindow;
         m.reordered = reordered + next.reordered;

@@ -13,6 +13,8 @@ package dev.critpath.core.analysis;
  * @param flags      tcpdump-style flags of that packet
  * @param seq        its relative sequence number (first data byte = 1)
  * @param len        its payload length
+ * @param ack        its relative acknowledgement number (where it sits on the other direction's time-sequence plot)
+ * @param txIndex    its transmission's number on the timeline (the `packets` table's tx_index)
  * @param estimated  true when an end of the arc is an estimate (a capture did not see it)
  */
 public record PathArc(
@@ -27,6 +29,8 @@ public record PathArc(
         String flags,
         long seq,
         int len,
+        long ack,
+        int txIndex,
         boolean estimated) {
 
     public long durationUs() {

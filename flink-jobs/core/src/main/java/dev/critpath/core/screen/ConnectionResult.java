@@ -27,6 +27,11 @@ public record ConnectionResult(ConnectionAnalysis analysis, ScreenVerdict verdic
         return analysis.arcColumns();
     }
 
+    /** Rows of the warehouse's `packets` table: those the screen kept. */
+    public List<Map<String, Object>> packetColumns() {
+        return analysis.packetColumns();
+    }
+
     /** Row of the warehouse's `profiles` table: the profile with the verdict's summary. */
     public Map<String, Object> profileColumns() {
         Map<String, Object> m = profile().columns();

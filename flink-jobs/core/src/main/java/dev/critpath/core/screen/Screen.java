@@ -20,16 +20,25 @@ import java.util.function.Function;
  * no_burst.min_packets = 10
  * never_rwnd_limited.tolerance_ms = 0
  * custom.slow_handshake = handshake_us < 200000
+ * packets.max_per_connection = 20000
+ * packets.boring_sample_rate = 0.01
  * </pre>
- * Rules from ServiceLoader plugins are added unless "rules" leaves them out explicitly.
+ * Rules from ServiceLoader plugins are added unless "rules" leaves them out explicitly. The
+ * {@code packets.} keys say which connections keep their packets ({@link PacketKeeping}).
  */
 public final class Screen {
     /** The built-in rules, in the order a verdict lists them. */
     public static final List<String> DEFAULT_RULES = List.copyOf(BuiltinRules.REGISTERED.keySet());
     private final List<ScreenRule> rules;
+    private final PacketKeeping packets;
 
     public Screen(List<ScreenRule> rules) {
+        this(rules, PacketKeeping.DEFAULTS);
+    }
+
+    public Screen(List<ScreenRule> rules, PacketKeeping packets) {
         this.rules = List.copyOf(rules);
+        this.packets = packets;
     }
 
     public static Screen defaults() {
@@ -66,7 +75,7 @@ public final class Screen {
                 throw new IllegalArgumentException("unknown screen rule '" + name + "'; built-in rules are " + DEFAULT_RULES);
             }
         }
-        return new Screen(rules);
+        return new Screen(rules, PacketKeeping.fromProperties(p));
     }
 
     /** Column names of a profile, for validating custom rules without a connection at hand. */
@@ -90,9 +99,10 @@ public final class Screen {
                 + Math.round(100.0 * p.times.get(top) / Math.max(1, p.durationUs())) + "% of " + BuiltinRules.ms(p.durationUs()) + ")";
     }
 
-    /** The analysis with this screen's verdict on it. */
+    /** The analysis with this screen's verdict on it, keeping its packets if the verdict says so. */
     public ConnectionResult apply(ConnectionAnalysis analysis) {
-        return new ConnectionResult(analysis, evaluate(analysis.profile()));
+        ScreenVerdict verdict = evaluate(analysis.profile());
+        return new ConnectionResult(analysis.withPackets(packets.keep(analysis, verdict)), verdict);
     }
 
     public ScreenVerdict evaluate(ConnectionProfile p) {

@@ -26,6 +26,8 @@ import java.util.stream.Stream;
 /** The trace lab's fixtures (testdata/lab/SCENARIO/{client,server}.pcap + truth.json), analysed once. */
 public final class LabFixtures {
     private static final Map<Path, Scenario> CACHE = new ConcurrentHashMap<>();
+    /** The default screen, keeping every connection's packets (the `packets` table's tests count them all). */
+    private static final Screen KEEP_EVERY_PACKET = Screen.fromProperties(keepEveryPacket(), null);
 
     private LabFixtures() {
     }
@@ -107,7 +109,7 @@ public final class LabFixtures {
                 PcapEvents.readAll(d.resolve("server.pcap"), "server-side", SensorRole.SERVER).forEach(as::add);
                 Map<Integer, ConnectionResult> byPort = new HashMap<>();
                 Analyzer analyzer = Analyzer.defaults();
-                Screen screen = Screen.defaults();
+                Screen screen = KEEP_EVERY_PACKET;
                 for (ConnectionTrace t : as.connections()) {
                     byPort.put(t.clientPort(), screen.apply(analyzer.analyze(t)));
                 }
@@ -124,6 +126,13 @@ public final class LabFixtures {
                 throw new IllegalStateException("cannot analyse lab run " + d, e);
             }
         });
+    }
+
+    private static java.util.Properties keepEveryPacket() {
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("packets.boring_sample_rate", "1");
+        p.setProperty("packets.max_per_connection", String.valueOf(Integer.MAX_VALUE));
+        return p;
     }
 
     public static double pearson(List<double[]> xy) {

@@ -133,6 +133,7 @@ final class Matching {
             t.departed(depClock.applyAsLong(deps.get(i).ts), false);
             if (depToArr[i] >= 0) {
                 t.arrived(arrClock.applyAsLong(arrs.get(depToArr[i]).ts), false);
+                t.seenArriving(arrs.get(depToArr[i]));
             }
             out.add(t);
         }
@@ -140,6 +141,7 @@ final class Matching {
             if (arrToDep[j] < 0) {
                 Tx t = new Tx(out.size(), arrs.get(j));
                 t.arrived(arrClock.applyAsLong(arrs.get(j).ts), false);
+                t.seenArriving(arrs.get(j));
                 out.add(t);
             }
         }

@@ -78,6 +78,7 @@ public final class Timeline {
                 t.arrived(p.ts + half, true);
             } else {
                 t.arrived(p.ts, false);
+                t.seenArriving(p);
                 t.departed(p.ts - half, true);
             }
             txs.add(t);

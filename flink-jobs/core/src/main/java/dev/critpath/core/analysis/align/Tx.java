@@ -20,6 +20,8 @@ public final class Tx {
     private boolean depEstimated;
     private boolean arrEstimated;
     private boolean newAtReceiver;
+    /** The packet as the receiver's sensor captured it (its own clock), or null when no sensor saw it arrive. */
+    private Packet seenArriving;
 
     Tx(int idx, Packet p) {
         this.idx = idx;
@@ -62,6 +64,15 @@ public final class Tx {
     void arrived(long us, boolean estimated) {
         arr = us;
         arrEstimated = estimated;
+    }
+
+    /** The copy the receiver's sensor captured, its time on that sensor's own clock; null when none was. */
+    public Packet seenArriving() {
+        return seenArriving;
+    }
+
+    void seenArriving(Packet atReceiver) {
+        seenArriving = atReceiver;
     }
 
     void numbered(int index) {

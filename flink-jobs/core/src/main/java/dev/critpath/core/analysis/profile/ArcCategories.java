@@ -80,7 +80,7 @@ public final class ArcCategories {
         Direction direction = Direction.of(child.c2s());
         Endpoint endpoint = a.kind() == PathArc.Kind.NETWORK ? direction.receiver() : cp.endpointOf(a.to());
         return new PathArc(index, a.fromUs(), a.toUs(), a.kind(), largest(ct), ct, endpoint, direction, TcpFlags.letters(child.p.flags),
-                child.seq(), child.p.len, cp.estimated(a.from()) || cp.estimated(a.to()));
+                child.seq(), child.p.len, child.p.ack, child.idx(), cp.estimated(a.from()) || cp.estimated(a.to()));
     }
 
     private static Category largest(CategoryTimes ct) {
@@ -98,7 +98,8 @@ public final class ArcCategories {
     /** The part of an arc from {@code fromUs} on: a segment starts inside the wait before its first packet. */
     static PathArc clippedFrom(PathArc a, long fromUs) {
         CategoryTimes ct = clip(List.of(a), fromUs, a.toUs());
-        return new PathArc(a.index(), fromUs, a.toUs(), a.kind(), largest(ct), ct, a.endpoint(), a.direction(), a.flags(), a.seq(), a.len(), a.estimated());
+        return new PathArc(a.index(), fromUs, a.toUs(), a.kind(), largest(ct), ct, a.endpoint(), a.direction(), a.flags(), a.seq(), a.len(), a.ack(),
+                a.txIndex(), a.estimated());
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.CategoryTimes;
 import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.ConnectionPackets;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
@@ -94,6 +95,8 @@ public final class Profiler {
                     x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within));
             prevEnd = x.responseLastArr;
         }
+        Burstiness.count(tl.txs, Direction.C2S, spanStartUs, c2s);
+        Burstiness.count(tl.txs, Direction.S2C, spanStartUs, s2c);
         if (segment) {
             // the restarted handshake was counted by the segment before
             c2s.packets -= packetsBefore(tl, Direction.C2S, spanStartUs);
@@ -112,7 +115,9 @@ public final class Profiler {
                         tl.clock.uncertaintyUs(), tl.clock.reliable(), tl.clock.fromPair(), tl.clock.driftPpm()),
                 quality(tl, bases, c2s, s2c, trace.eventsOverCap()),
                 PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE));
-        return new ConnectionAnalysis(profile, exchangeProfiles, arcs);
+        PacketMarks packets = new PacketMarks(tl, senders.marks(), bases, pathPackets);
+        return new ConnectionAnalysis(profile, exchangeProfiles, arcs,
+                new ConnectionPackets(segment ? spanStartUs : -1, () -> packets.from(segment ? spanStartUs : Long.MIN_VALUE)));
     }
 
     private static long baseline(long own, long path) {

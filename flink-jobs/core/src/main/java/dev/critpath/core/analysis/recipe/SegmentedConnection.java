@@ -2,6 +2,7 @@ package dev.critpath.core.analysis.recipe;
 
 import dev.critpath.core.analysis.CategoryTimes;
 import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.ConnectionPackets;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.ExchangeProfile;
 import dev.critpath.core.analysis.PathPrior;
@@ -65,7 +66,7 @@ public final class SegmentedConnection implements Serializable {
         afterHeld = held == null ? null : ArcCategories.clip(r.arcs(), held.endUs(), r.profile().endUs);
         sofar = sofar == null ? r.profile() : sofar.followedBy(r.profile(), continues);
         arcs += r.arcs().size();
-        return new ConnectionAnalysis(r.profile(), ready, r.arcs());
+        return new ConnectionAnalysis(r.profile(), ready, r.arcs(), r.packets());
     }
 
     public boolean isEmpty() {
@@ -78,7 +79,7 @@ public final class SegmentedConnection implements Serializable {
             throw new IllegalStateException("no segment was added");
         }
         List<ExchangeProfile> last = held == null ? List.of() : List.of(held.numbered(exchangesOut));
-        return new ConnectionAnalysis(sofar, last, List.of());
+        return new ConnectionAnalysis(sofar, last, List.of(), ConnectionPackets.NONE);
     }
 
     /** Compact bytes for keyed state. */

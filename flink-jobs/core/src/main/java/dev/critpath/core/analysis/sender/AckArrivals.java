@@ -51,6 +51,7 @@ final class AckArrivals {
         } else if (ack == s.una && a.p.len == 0 && !a.has(TcpFlags.SYN) && !a.has(TcpFlags.FIN)
                 && s.nxt > s.una && (s.rwnd == prevRwnd || a.p.sack != null)) {
             s.stats.dupAcksReceived++;
+            s.marks.countedDuplicate(a);
             lossEvidence = true;
             if (!sack) {
                 s.scoreboard.duplicateAck();

@@ -16,7 +16,9 @@ public final class SenderMarks {
     private final boolean[] lossArc;
     private final int[] liberator;
     private final boolean[] outOfWindow;
+    private final boolean[] duplicateAck;
     private final boolean[] lost;
+    private final boolean[] spurious;
 
     /** Marks for a timeline of this many transmissions, each a control packet until the simulation says otherwise. */
     public SenderMarks(int transmissions) {
@@ -29,7 +31,9 @@ public final class SenderMarks {
         liberator = new int[transmissions];
         Arrays.fill(liberator, -1);
         outOfWindow = new boolean[transmissions];
+        duplicateAck = new boolean[transmissions];
         lost = new boolean[transmissions];
+        spurious = new boolean[transmissions];
     }
 
     public TxKind kind(Tx t) {
@@ -70,12 +74,30 @@ public final class SenderMarks {
         return outOfWindow[t.idx()];
     }
 
+    /** An ACK its sender's replay counted as a duplicate (the profile's dup_acks). */
+    public boolean duplicateAck(Tx t) {
+        return duplicateAck[t.idx()];
+    }
+
+    void countedDuplicate(Tx t) {
+        duplicateAck[t.idx()] = true;
+    }
+
     /**
      * True for a copy that never reached the receiver: a re-send that was not spurious repeated it
      * and no sensor saw it arrive. Its estimated arrival delivered nothing.
      */
     public boolean lost(Tx t) {
         return lost[t.idx()];
+    }
+
+    /** A re-send that repaired nothing, on evidence (the profile's spurious_retransmissions). */
+    public boolean spurious(Tx t) {
+        return spurious[t.idx()];
+    }
+
+    void countedSpurious(Tx t) {
+        spurious[t.idx()] = true;
     }
 
     void kind(Tx t, TxKind k) {

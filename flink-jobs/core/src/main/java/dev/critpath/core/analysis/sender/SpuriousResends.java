@@ -63,6 +63,7 @@ final class SpuriousResends {
             spurious[i] |= seenArriving(r.earlier()) || ackedBeforeItCouldArrive(r, acks);
             if (spurious[i]) {
                 stats.spuriousRetransmissions++;
+                marks.countedSpurious(r.copy());
             } else if (r.earlier().arr() == Tx.NONE || r.earlier().arrEstimated()) {
                 marks.markLost(r.earlier());
             }

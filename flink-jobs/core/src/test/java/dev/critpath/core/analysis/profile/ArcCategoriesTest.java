@@ -21,7 +21,7 @@ class ArcCategoriesTest {
         CategoryTimes times = new CategoryTimes();
         times.add(a, aUs);
         times.add(b, bUs);
-        return new PathArc(0, from, to, kind, a, times, Endpoint.SERVER, Direction.C2S, "A", 1, 0, false);
+        return new PathArc(0, from, to, kind, a, times, Endpoint.SERVER, Direction.C2S, "A", 1, 0, 1, 0, false);
     }
 
     /** Within a network arc propagation comes first, then queuing, so a cut stays in whole microseconds. */

@@ -1,0 +1,36 @@
+package dev.critpath.core.analysis;
+
+import java.util.Locale;
+
+/** What the analysis made of a packet: the `packets` table's `kind`, one colour or symbol each on the time-sequence plot. */
+public enum PacketKind {
+    SYN, FIN, RST,
+    /** New payload. */
+    DATA,
+    /** An acknowledgement only. */
+    ACK,
+    /** An ACK the sender's replay counted as a duplicate (the profile's dup_acks). */
+    DUP_ACK,
+    /** An acknowledgement closing the receiver's window (advertised window 0). */
+    ZERO_WINDOW,
+    WINDOW_PROBE,
+    KEEPALIVE,
+    /** Re-sends, by how the sender recognised the loss (the profile's counts of each). */
+    FAST_RETRANSMIT, TIMEOUT, BACKOFF, TAIL_LOSS_PROBE,
+    /** A re-send that repaired nothing, on evidence (a D-SACK, its earlier copy seen arriving, an ACK that left before it could arrive): the profile's spurious_retransmissions. */
+    SPURIOUS;
+
+    public String key() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The kind of a re-send the sender recognised this way. */
+    public static PacketKind resend(LossCause cause) {
+        return switch (cause) {
+            case FAST_RETRANSMIT -> FAST_RETRANSMIT;
+            case TIMEOUT -> TIMEOUT;
+            case BACKOFF -> BACKOFF;
+            case TAIL_LOSS_PROBE -> TAIL_LOSS_PROBE;
+        };
+    }
+}
