@@ -29,16 +29,19 @@ from httpwire import (SO_TIMESTAMPNS, HeadReader, JsonLines, SERVER_PORT, now_us
 SO_SNDBUFFORCE = getattr(socket, "SO_SNDBUFFORCE", 32)
 
 
-def send_response(conn, head, body_size, write_size, stalls):
-    """Sends head and body_size zero bytes, pausing at the stall points.
+def send_response(conn, head, body_size, write_size, stalls, fin):
+    """Sends head and body_size zero bytes, pausing at the stall points, then the FIN if fin.
 
     Without write_size each part (up to a stall point or the end) goes to the kernel in one call,
     into a send buffer that holds it all: from its first byte on the kernel alone paces the part,
     so a server thread descheduled on a loaded machine can neither starve the connection nor hold
-    the socket lock while ACKs wait, and the server's time on the path is the think time and the
-    stalls it logs. write_size (a benchmark's bulk writes) sends that many bytes per call instead.
+    the socket lock while ACKs wait. write_size (a benchmark's bulk writes) sends that many bytes
+    per call instead. The FIN follows the last call at once: it ends the exchange for the client.
 
-    Returns (first_byte_ts_us, executed stalls).
+    Returns (first_byte_ts_us, executed stalls, send windows). A part's window runs from the
+    stamp before its first call (after a stall: the stall's end) to the return of its last call
+    (or of the FIN's shutdown): the part's first segments and the FIN leave within it, so outside
+    the think time and the stalls this is all the server's own time the client can wait for.
     """
     total = len(head) + body_size
     # Stall points at or past the end would never be reached.
@@ -54,25 +57,32 @@ def send_response(conn, head, body_size, write_size, stalls):
             return zeros[:end - start]
         return head[start:end] + bytes(max(0, end - len(head)))
 
-    first_byte_ts_us = None
     executed = []
+    windows = []
+    window_start = None
     sent = 0
     for stop, stall_ms in boundaries:
         while sent < stop:
             data = chunk(sent, min(sent + call_size, stop))
-            if first_byte_ts_us is None:
-                first_byte_ts_us = now_us()
+            window_start = window_start or now_us()
             conn.sendall(data)
             sent += len(data)
-        if stall_ms is not None:
-            drain_start = now_us()
-            wait_until_acknowledged(conn)
-            stall_start = now_us()
-            stall_us = sleep_measured_us(stall_ms)
-            executed.append({"after_bytes": stop, "stall_us_configured": round(stall_ms * 1000),
-                             "stall_us_executed": stall_us, "drain_wait_us": stall_start - drain_start,
-                             "stall_start_ts_us": stall_start, "stall_end_ts_us": stall_start + stall_us})
-    return first_byte_ts_us, executed
+        if stall_ms is None:
+            break
+        if window_start is not None:  # None: a stall before the first byte
+            windows.append({"start_ts_us": window_start, "end_ts_us": now_us()})
+        drain_start = now_us()
+        wait_until_acknowledged(conn)
+        stall_start = now_us()
+        stall_us = sleep_measured_us(stall_ms)
+        executed.append({"after_bytes": stop, "stall_us_configured": round(stall_ms * 1000),
+                         "stall_us_executed": stall_us, "drain_wait_us": stall_start - drain_start,
+                         "stall_start_ts_us": stall_start, "stall_end_ts_us": stall_start + stall_us})
+        window_start = stall_start + stall_us
+    if fin:
+        conn.shutdown(socket.SHUT_WR)
+    windows.append({"start_ts_us": window_start, "end_ts_us": now_us()})
+    return windows[0]["start_ts_us"], executed, windows
 
 
 def hold_in_send_buffer(conn, size):
@@ -126,12 +136,8 @@ def serve_connection(conn, peer, log):
             head = response_head(http_version, size, close=not keep_alive)
             request_bytes = len(request) + 4  # the head and its blank line
             think_us_executed = sleep_measured_us(think_ms) if think_ms else 0
-            first_byte_ts_us, executed_stalls = send_response(conn, head, size, write_size, stalls)
-            response_complete_ts_us = now_us()
-            if not keep_alive:
-                # the FIN right behind the response, before the log line: it ends the exchange
-                # for the client, so any delay of it is the server's
-                conn.shutdown(socket.SHUT_WR)
+            first_byte_ts_us, executed_stalls, send_windows = send_response(conn, head, size, write_size, stalls,
+                                                                            fin=not keep_alive)
             log.write({
                 "event": "request", "client_addr": peer[0], "client_port": peer[1], "cc": effective_cc,
                 "method": method, "target": target, "http": http_version, "keep_alive": keep_alive,
@@ -139,7 +145,8 @@ def serve_connection(conn, peer, log):
                 "think_us_configured": round(think_ms * 1000), "think_us_executed": think_us_executed,
                 "request_complete_ts_us": request_complete_ts_us, "request_arrival_ts_us": request_arrival_ts_us,
                 "first_byte_ts_us": first_byte_ts_us,
-                "stalls": executed_stalls, "response_complete_ts_us": response_complete_ts_us,
+                "stalls": executed_stalls, "send_windows": send_windows,
+                "response_complete_ts_us": send_windows[-1]["end_ts_us"],
             })
             if not keep_alive:
                 break

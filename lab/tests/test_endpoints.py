@@ -68,6 +68,10 @@ def test_http10_download_with_think_time_and_stall(server, tmp_path):
     # the kernel saw the request's last bytes arrive before the program read them
     assert 0 <= request["request_complete_ts_us"] - request["request_arrival_ts_us"] < 1_000_000
     assert request["first_byte_ts_us"] + 40000 <= request["response_complete_ts_us"]
+    # the server's own time around its sends: before the stall, and from its end to the FIN
+    before, after = request["send_windows"]
+    assert before["start_ts_us"] == request["first_byte_ts_us"] <= before["end_ts_us"] <= stall["stall_start_ts_us"]
+    assert after["start_ts_us"] == stall["stall_end_ts_us"] <= after["end_ts_us"] == request["response_complete_ts_us"]
     exchange = client["requests"][0]
     assert client["connect_start_ts_us"] <= client["connected_ts_us"] <= exchange["request_sent_ts_us"]
     assert exchange["request_sent_ts_us"] < exchange["first_byte_ts_us"] <= exchange["response_complete_ts_us"]
