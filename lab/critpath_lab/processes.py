@@ -109,7 +109,11 @@ def start_delayline(ns, config, config_path, log_path, stderr_path):
 
 
 def start_server(ns, cc, log_path, stderr_path):
-    argv = in_ns(ns, [sys.executable, os.path.join(ENDPOINTS, "server.py"), "--cc", cc, "--log", log_path])
+    # Real-time priority (below the delay line's): on a loaded machine a server queued behind
+    # other processes for CPU would add milliseconds of its own time between its logged stamps
+    # and its socket calls; the send windows in its log bound what is left.
+    argv = in_ns(ns, ["chrt", "--fifo", "10", sys.executable, os.path.join(ENDPOINTS, "server.py"), "--cc", cc,
+                      "--log", log_path])
     return Background("HTTP server", argv, "server: listening", stderr_path)
 
 

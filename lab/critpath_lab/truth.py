@@ -35,7 +35,7 @@ def exchange_truth(client_request, server_request):
         "request_complete_ts_us": s["request_complete_ts_us"], "request_arrival_ts_us": s["request_arrival_ts_us"],
         "first_byte_ts_us": s["first_byte_ts_us"],
         "response_complete_ts_us": s["response_complete_ts_us"],
-        "stalls": s["stalls"],
+        "stalls": s["stalls"], "send_windows": s["send_windows"],
         "client_pause_us_configured": c["pause_us_configured"], "client_pause_us_executed": c["pause_us_executed"],
         "client_request_sent_ts_us": c["request_sent_ts_us"], "client_first_byte_ts_us": c["first_byte_ts_us"],
         "client_response_complete_ts_us": c["response_complete_ts_us"],

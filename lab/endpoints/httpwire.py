@@ -56,8 +56,8 @@ def parse_object_query(query):
     after, stall_ms = numbers("stall_after"), numbers("stall_ms")
     if len(after) != len(stall_ms):
         raise ValueError("stall_after and stall_ms need the same number of values")
-    write_size = int(numbers("write_size")[0]) if "write_size" in fields else 16384
-    if size < 0 or think_ms < 0 or write_size < 1 or any(v < 0 for v in after + stall_ms):
+    write_size = int(numbers("write_size")[0]) if "write_size" in fields else None
+    if size < 0 or think_ms < 0 or (write_size is not None and write_size < 1) or any(v < 0 for v in after + stall_ms):
         raise ValueError("negative size, time or write size")
     stalls = sorted((int(a), ms) for a, ms in zip(after, stall_ms))
     return size, think_ms, stalls, write_size

@@ -6,7 +6,7 @@ Every request's query string says how to answer, e.g.
 size: body bytes; think_ms: pause between the complete request head and the
 first response byte; stall_after/stall_ms: comma-separated lists of pauses after
 that many response bytes (head included), each starting once those bytes are acknowledged;
-write_size: bytes per send call.
+write_size: bytes per send call (default: each part between stalls in one call).
 
 Logs one JSON line per request with CLOCK_REALTIME microsecond timestamps, the
 same clock tcpdump stamps packets with.
@@ -25,42 +25,80 @@ import urllib.parse
 from httpwire import (SO_TIMESTAMPNS, HeadReader, JsonLines, SERVER_PORT, now_us, parse_head, parse_object_query, response_head,
                       sleep_measured_us)
 
+# Python's socket module does not export it; 32 in Linux's asm-generic/socket.h
+SO_SNDBUFFORCE = getattr(socket, "SO_SNDBUFFORCE", 32)
 
 
-def send_response(conn, head, body_size, write_size, stalls):
-    """Sends head and body_size zero bytes in write_size chunks, pausing at the stall points.
+def send_response(conn, head, body_size, write_size, stalls, fin):
+    """Sends head and body_size zero bytes, pausing at the stall points, then the FIN if fin.
 
-    Returns (first_byte_ts_us, executed stalls).
+    Without write_size each part (up to a stall point or the end) goes to the kernel in one call,
+    into a send buffer that holds it all: from its first byte on the kernel alone paces the part,
+    so a server thread descheduled on a loaded machine can neither starve the connection nor hold
+    the socket lock while ACKs wait. write_size (a benchmark's bulk writes) sends that many bytes
+    per call instead. The FIN follows the last call at once: it ends the exchange for the client.
+
+    Returns (first_byte_ts_us, executed stalls, send windows). A part's window runs from the
+    stamp before its first call (after a stall: the stall's end) to the return of its last call
+    (or of the FIN's shutdown): the part's first segments and the FIN leave within it, so outside
+    the think time and the stalls this is all the server's own time the client can wait for.
     """
     total = len(head) + body_size
-    zeros = memoryview(bytes(write_size))  # reused: no response-sized buffer to build first
+    # Stall points at or past the end would never be reached.
+    boundaries = [(after, ms) for after, ms in stalls if after < total] + [(total, None)]
+    stops = [stop for stop, _ in boundaries]
+    call_size = write_size or max(stop - start for start, stop in zip([0] + stops, stops))
+    if not write_size:
+        hold_in_send_buffer(conn, call_size)
+    zeros = memoryview(bytes(call_size))  # reused: one call's worth, built once
 
     def chunk(start, end):
         if start >= len(head):
             return zeros[:end - start]
         return head[start:end] + bytes(max(0, end - len(head)))
 
-    first_byte_ts_us = None
     executed = []
+    windows = []
+    window_start = None
     sent = 0
-    # Stall points at or past the end would never be reached.
-    boundaries = [(after, ms) for after, ms in stalls if after < total] + [(total, None)]
     for stop, stall_ms in boundaries:
         while sent < stop:
-            data = chunk(sent, min(sent + write_size, stop))
-            if first_byte_ts_us is None:
-                first_byte_ts_us = now_us()
+            data = chunk(sent, min(sent + call_size, stop))
+            window_start = window_start or now_us()
             conn.sendall(data)
             sent += len(data)
-        if stall_ms is not None:
-            drain_start = now_us()
-            wait_until_acknowledged(conn)
-            stall_start = now_us()
-            stall_us = sleep_measured_us(stall_ms)
-            executed.append({"after_bytes": stop, "stall_us_configured": round(stall_ms * 1000),
-                             "stall_us_executed": stall_us, "drain_wait_us": stall_start - drain_start,
-                             "stall_start_ts_us": stall_start, "stall_end_ts_us": stall_start + stall_us})
-    return first_byte_ts_us, executed
+        if stall_ms is None:
+            break
+        if window_start is not None:  # None: a stall before the first byte
+            windows.append({"start_ts_us": window_start, "end_ts_us": now_us()})
+        drain_start = now_us()
+        wait_until_acknowledged(conn)
+        stall_start = now_us()
+        stall_us = sleep_measured_us(stall_ms)
+        executed.append({"after_bytes": stop, "stall_us_configured": round(stall_ms * 1000),
+                         "stall_us_executed": stall_us, "drain_wait_us": stall_start - drain_start,
+                         "stall_start_ts_us": stall_start, "stall_end_ts_us": stall_start + stall_us})
+        window_start = stall_start + stall_us
+    if fin:
+        conn.shutdown(socket.SHUT_WR)
+    windows.append({"start_ts_us": window_start, "end_ts_us": now_us()})
+    return windows[0]["start_ts_us"], executed, windows
+
+
+def hold_in_send_buffer(conn, size):
+    """Grows the socket's send buffer so one send call of size bytes never waits for ACKs.
+
+    The kernel doubles the value and charges each queued segment's overhead against it (about
+    1.6 times the payload for MSS-sized segments without offload), so twice the size is ample.
+    SO_SNDBUFFORCE (the lab runs as root) is not capped by net.core.wmem_max.
+    """
+    wanted = 2 * size
+    if conn.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) >= 2 * wanted:
+        return
+    try:
+        conn.setsockopt(socket.SOL_SOCKET, SO_SNDBUFFORCE, wanted)
+    except PermissionError:  # not root (the endpoints' own tests): as much as wmem_max allows
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, wanted)
 
 
 def wait_until_acknowledged(conn, timeout_s=10.0):
@@ -98,7 +136,8 @@ def serve_connection(conn, peer, log):
             head = response_head(http_version, size, close=not keep_alive)
             request_bytes = len(request) + 4  # the head and its blank line
             think_us_executed = sleep_measured_us(think_ms) if think_ms else 0
-            first_byte_ts_us, executed_stalls = send_response(conn, head, size, write_size, stalls)
+            first_byte_ts_us, executed_stalls, send_windows = send_response(conn, head, size, write_size, stalls,
+                                                                            fin=not keep_alive)
             log.write({
                 "event": "request", "client_addr": peer[0], "client_port": peer[1], "cc": effective_cc,
                 "method": method, "target": target, "http": http_version, "keep_alive": keep_alive,
@@ -106,7 +145,8 @@ def serve_connection(conn, peer, log):
                 "think_us_configured": round(think_ms * 1000), "think_us_executed": think_us_executed,
                 "request_complete_ts_us": request_complete_ts_us, "request_arrival_ts_us": request_arrival_ts_us,
                 "first_byte_ts_us": first_byte_ts_us,
-                "stalls": executed_stalls, "response_complete_ts_us": now_us(),
+                "stalls": executed_stalls, "send_windows": send_windows,
+                "response_complete_ts_us": send_windows[-1]["end_ts_us"],
             })
             if not keep_alive:
                 break

@@ -5,10 +5,11 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 import pytest
 
-from endpoints.httpwire import HeadReader, object_path, parse_object_query, response_size
+from endpoints.httpwire import HeadReader, object_path, parse_object_query, request_bytes, response_size
 
 ENDPOINTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "endpoints")
 
@@ -17,7 +18,7 @@ def test_object_query_round_trip():
     path = object_path(20000, think_ms=100, stalls=((100000, 200), (300000, 50)), write_size=4096)
     assert path.startswith("/obj?")
     assert parse_object_query(path.split("?", 1)[1]) == (20000, 100.0, [(100000, 200.0), (300000, 50.0)], 4096)
-    assert parse_object_query("size=5") == (5, 0.0, [], 16384)
+    assert parse_object_query("size=5") == (5, 0.0, [], None)
     with pytest.raises(ValueError):
         parse_object_query("size=5&stall_after=1,2&stall_ms=3")
 
@@ -67,6 +68,10 @@ def test_http10_download_with_think_time_and_stall(server, tmp_path):
     # the kernel saw the request's last bytes arrive before the program read them
     assert 0 <= request["request_complete_ts_us"] - request["request_arrival_ts_us"] < 1_000_000
     assert request["first_byte_ts_us"] + 40000 <= request["response_complete_ts_us"]
+    # the server's own time around its sends: before the stall, and from its end to the FIN
+    before, after = request["send_windows"]
+    assert before["start_ts_us"] == request["first_byte_ts_us"] <= before["end_ts_us"] <= stall["stall_start_ts_us"]
+    assert after["start_ts_us"] == stall["stall_end_ts_us"] <= after["end_ts_us"] == request["response_complete_ts_us"]
     exchange = client["requests"][0]
     assert client["connect_start_ts_us"] <= client["connected_ts_us"] <= exchange["request_sent_ts_us"]
     assert exchange["request_sent_ts_us"] < exchange["first_byte_ts_us"] <= exchange["response_complete_ts_us"]
@@ -85,6 +90,22 @@ def test_keep_alive_with_pauses_and_slow_reading(server, tmp_path):
     assert second["pause_us_configured"] == 30000 and second["pause_us_executed"] >= 30000
     assert second["request_sent_ts_us"] >= first["response_complete_ts_us"] + 30000
     assert [r["response_bytes"] for r in client["requests"]] == [r["response_bytes"] for r in requests]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a send buffer beyond net.core.wmem_max needs root, as in the lab")
+def test_whole_response_reaches_the_kernel_before_the_client_reads(server):
+    # more than the largest autotuned send buffer (tcp_wmem's 4 MB) plus the client's receive window: a
+    # server writing piecemeal would wait for the client here, as it would wait for a scheduler on a loaded machine
+    port, server_log = server
+    size = 6_000_000
+    with socket.create_connection(("127.0.0.1", port)) as client:
+        client.sendall(request_bytes(object_path(size), "1.0", "127.0.0.1"))
+        deadline = time.monotonic() + 30
+        while not server_log.exists() or not server_log.read_text():
+            assert time.monotonic() < deadline, "the server still waits for the client to read"
+            time.sleep(0.01)
+        request = json.loads(server_log.read_text())
+        assert request["response_bytes"] == response_size("1.0", size, close=True)
 
 
 def test_client_reports_refused_connection(tmp_path):

@@ -8,7 +8,7 @@ CONNECTION_KEYS = ["client_port", "delay_us", "http", "exchanges", "client_conne
                    "client_close_ts_us", "capture", "drops", "kernel"]
 EXCHANGE_KEYS = ["request_bytes", "response_bytes", "think_us_configured", "think_us_executed",
                  "request_complete_ts_us", "request_arrival_ts_us", "first_byte_ts_us", "response_complete_ts_us", "stalls",
-                 "client_pause_us_configured", "client_pause_us_executed", "client_request_sent_ts_us",
+                 "send_windows", "client_pause_us_configured", "client_pause_us_executed", "client_request_sent_ts_us",
                  "client_first_byte_ts_us", "client_response_complete_ts_us"]
 CAPTURE_KEYS = ["client_first_ts_us", "client_last_ts_us", "client_observed_duration_us", "client_packets",
                 "server_packets"]
@@ -29,7 +29,8 @@ def fake_run(scenario, port=43210):
 
 def server_request(port=43210):
     return {"client_port": port, "response_bytes": 500083, "think_us_configured": 0, "think_us_executed": 0,
-            "request_complete_ts_us": 250, "request_arrival_ts_us": 249, "first_byte_ts_us": 260, "response_complete_ts_us": 700, "stalls": []}
+            "request_complete_ts_us": 250, "request_arrival_ts_us": 249, "first_byte_ts_us": 260, "response_complete_ts_us": 700, "stalls": [],
+            "send_windows": [{"start_ts_us": 260, "end_ts_us": 700}]}
 
 
 def test_truth_has_exactly_the_contract_keys():

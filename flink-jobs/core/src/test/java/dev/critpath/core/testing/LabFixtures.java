@@ -52,6 +52,23 @@ public final class LabFixtures {
             return d;
         }
 
+        /**
+         * The server's own time around its socket calls for exchange i that no stamp pins down: its
+         * send windows, each from the stamp before a response part's first send (after a stall, the
+         * stall's end) to the return of its last send or of the shutdown that queues the FIN. The
+         * part's first segment and the FIN leave within them, so the server's time on the path lies
+         * between {@link #injectedServerDelayUs} and that plus these windows. Zero for fixtures
+         * recorded before the server logged them.
+         */
+        public long serverSendWindowsUs(int i) {
+            JsonNode windows = truth.get("exchanges").get(i).get("send_windows");
+            long sum = 0;
+            for (JsonNode w : windows == null ? List.<JsonNode>of() : windows) {
+                sum += w.get("end_ts_us").asLong() - w.get("start_ts_us").asLong();
+            }
+            return sum;
+        }
+
         /** Configured one-way delay of each direction times the network arcs of that direction on the path. */
         public long expectedPropagationUs() {
             long c2s = truth.get("delay_us").get("c2s").asLong();
