@@ -361,7 +361,9 @@ public final class ConnectionLifecycle {
     private static boolean stillOpen(Buffer buffer) {
         long origFinEnd = NONE;
         long respFinEnd = NONE;
-        for (PacketEvent e : buffer.events()) {
+        long origHighestAck = NONE;
+        long respHighestAck = NONE;
+        for (PacketEvent e : buffer.events()) { // one pass: a state backend deserialises the buffer each time
             if (e.hasFlag(TcpFlags.RST)) {
                 return false;
             }
@@ -373,19 +375,25 @@ public final class ConnectionLifecycle {
                     respFinEnd = end;
                 }
             }
-        }
-        if (origFinEnd == NONE || respFinEnd == NONE) {
-            return true;
-        }
-        boolean origFinAcked = false;
-        boolean respFinAcked = false;
-        for (PacketEvent e : buffer.events()) {
             if (e.hasFlag(TcpFlags.ACK)) {
-                origFinAcked |= !e.isOrig() && (int) (e.ack() - origFinEnd) >= 0;
-                respFinAcked |= e.isOrig() && (int) (e.ack() - respFinEnd) >= 0;
+                if (e.isOrig()) {
+                    origHighestAck = highestSeq(origHighestAck, e.ack());
+                } else {
+                    respHighestAck = highestSeq(respHighestAck, e.ack());
+                }
             }
         }
-        return !(origFinAcked && respFinAcked);
+        return !(covers(respHighestAck, origFinEnd) && covers(origHighestAck, respFinEnd));
+    }
+
+    /** The later of two sequence numbers in 32-bit sequence space; NONE is before all. */
+    private static long highestSeq(long highest, long seq) {
+        return highest == NONE || (int) (seq - highest) > 0 ? seq : highest;
+    }
+
+    /** An ACK this high acknowledges the FIN ending there; NONE for either: no. */
+    private static boolean covers(long ack, long finEnd) {
+        return ack != NONE && finEnd != NONE && (int) (ack - finEnd) >= 0;
     }
 
     private static boolean isFreshSyn(PacketEvent e) {

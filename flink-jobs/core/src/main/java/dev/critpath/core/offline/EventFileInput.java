@@ -4,6 +4,7 @@ import dev.critpath.core.event.InvalidEventException;
 import dev.critpath.core.event.JsonLines;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.PacketEventJson;
+import dev.critpath.core.pcap.MaybeGzip;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -18,59 +19,29 @@ import java.util.zip.GZIPInputStream;
  * in the order it wrote it. A bad line is rejected with its reason (the first of each reason is
  * said with its line number) and costs that line only.
  */
-public final class EventFileInput implements EventInput {
+public final class EventFileInput extends FileInput {
     /** A packet event is a few hundred bytes; a longer line is not one. */
     public static final int MAX_EVENT_LINE_BYTES = 1 << 16;
 
-    private final Path file;
     private final Consumer<String> warn;
     private final Map<String, Integer> rejected = new LinkedHashMap<>();
-    private volatile long bytesRead;
-    private volatile boolean compressed;
 
     /** @param warn receives the first rejected line of each reason */
     public EventFileInput(Path file, Consumer<String> warn) {
-        this.file = file;
+        super(file);
         this.warn = warn;
-    }
-
-    @Override
-    public String name() {
-        return file.toString();
-    }
-
-    @Override
-    public long sizeBytes() {
-        try {
-            return Files.size(file);
-        } catch (IOException e) {
-            return -1;
-        }
-    }
-
-    @Override
-    public long bytesRead() {
-        return bytesRead;
-    }
-
-    @Override
-    public boolean bytesComparableToSize() {
-        return !compressed;
     }
 
     @Override
     public void read(Consumer<PacketEvent> sink) throws IOException {
         PacketEventJson codec = PacketEventJson.standard();
-        try (InputStream raw = new java.io.BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-            raw.mark(2);
-            compressed = raw.read() == 0x1f && raw.read() == 0x8b;
-            raw.reset();
-            InputStream in = compressed ? new GZIPInputStream(raw, 1 << 16) : raw;
+        try (InputStream in = MaybeGzip.open(Files.newInputStream(file))) {
+            compressed(in instanceof GZIPInputStream);
             long[] bytes = {0};
             JsonLines.read(in, MAX_EVENT_LINE_BYTES, (lineNo, line) -> {
                 bytes[0] += line == null ? MAX_EVENT_LINE_BYTES : line.length + 1;
                 if ((lineNo & 0x3ff) == 0) {
-                    bytesRead = bytes[0];
+                    bytesRead(bytes[0]);
                 }
                 String reason;
                 String why;
@@ -96,7 +67,7 @@ public final class EventFileInput implements EventInput {
                     warn.accept(file + ":" + lineNo + ": rejected (" + reason + "): " + why);
                 }
             });
-            bytesRead = bytes[0];
+            bytesRead(bytes[0]);
         }
     }
 

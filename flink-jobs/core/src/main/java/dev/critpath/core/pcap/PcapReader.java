@@ -1,7 +1,6 @@
 package dev.critpath.core.pcap;
 
 import dev.critpath.core.event.PacketEventJson;
-import java.io.BufferedInputStream;
 import java.io.Closeable;
 import java.io.EOFException;
 import java.io.IOException;
@@ -107,15 +106,10 @@ public final class PcapReader implements Closeable {
     }
 
     public static PcapReader open(InputStream raw, String name) throws IOException, PcapFormatException {
-        BufferedInputStream b = new BufferedInputStream(raw, 1 << 16);
-        b.mark(2);
-        int m0 = b.read();
-        int m1 = b.read();
-        b.reset();
-        InputStream in = (m0 == 0x1f && m1 == 0x8b) ? new GZIPInputStream(b, 1 << 16) : b;
+        InputStream in = MaybeGzip.open(raw);
         try {
             PcapReader r = new PcapReader(in, name);
-            r.compressed = in != b;
+            r.compressed = in instanceof GZIPInputStream;
             return r;
         } catch (PcapFormatException | IOException e) {
             in.close();
