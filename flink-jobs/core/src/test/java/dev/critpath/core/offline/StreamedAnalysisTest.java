@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.critpath.core.analysis.ExchangeProfile;
 import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
@@ -23,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -132,7 +130,7 @@ class StreamedAnalysisTest {
             @Override
             public void analysed(ConnectionResult r, PathAnalysis.Rows which) {
                 assertEquals(PathAnalysis.Rows.ALL, which, "no connection here is long enough to be cut into segments");
-                out.rows().add(json(row(r)));
+                out.rows().add(json(AnalysisRows.row(r)));
             }
 
             @Override
@@ -145,15 +143,6 @@ class StreamedAnalysisTest {
             }
         }, p -> { });
         return out;
-    }
-
-    /** The row AnalysisRows makes of a connection. */
-    private static Map<String, Object> row(ConnectionResult r) {
-        Map<String, Object> row = new LinkedHashMap<>(r.profileColumns());
-        row.put("exchanges", r.exchanges().stream().map(ExchangeProfile::columns).toList());
-        row.put("screen", r.verdict().columns());
-        row.put("critical_path", r.arcColumns());
-        return row;
     }
 
     private static String json(Map<String, Object> row) {

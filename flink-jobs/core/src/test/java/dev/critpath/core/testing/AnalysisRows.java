@@ -36,15 +36,20 @@ public final class AnalysisRows {
             if (t.isHalfOpen()) {
                 row.put("half_open", t.addresses());
             } else {
-                ConnectionResult r = screen.apply(analyzer.analyze(t));
-                row.putAll(r.profileColumns());
-                row.put("exchanges", r.exchanges().stream().map(ExchangeProfile::columns).toList());
-                row.put("screen", r.verdict().columns());
-                row.put("critical_path", r.arcColumns());
+                row.putAll(row(screen.apply(analyzer.analyze(t))));
             }
             rows.add(row);
         }
         return rows;
+    }
+
+    /** The row of one analysed connection: profile with verdict, exchanges, critical path. */
+    public static Map<String, Object> row(ConnectionResult r) {
+        Map<String, Object> row = new LinkedHashMap<>(r.profileColumns());
+        row.put("exchanges", r.exchanges().stream().map(ExchangeProfile::columns).toList());
+        row.put("screen", r.verdict().columns());
+        row.put("critical_path", r.arcColumns());
+        return row;
     }
 
     /**
