@@ -4,7 +4,9 @@ import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -50,7 +52,9 @@ final class BlameSummary {
             }
         }
         printScreen(profiles, screening, aboutInput, out);
-        out.printf("%nWarehouse: %s (tables profiles, exchanges, critical_path, screening; Parquet, partitioned by dt/hour)%n", warehouse.toAbsolutePath());
+        String tables = Arrays.stream(WarehouseTable.values()).map(WarehouseTable::tableName)
+                .filter(t -> Files.isDirectory(warehouse.resolve(t))).collect(Collectors.joining(", "));
+        out.printf("%nWarehouse: %s (tables %s; Parquet, partitioned by dt/hour)%n", warehouse.toAbsolutePath(), tables);
         out.printf("Query it, e.g.: ./critpath sql --warehouse %s -c \"select * from blame_by_server\"%n", warehouse);
         out.flush();
     }
