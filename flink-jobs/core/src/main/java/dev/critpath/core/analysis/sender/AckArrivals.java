@@ -36,6 +36,9 @@ final class AckArrivals {
             s.lastAckTx = a.idx();
             return;
         }
+        if (a.p.len > 0) {
+            s.peerDataSinceLastSend = true;
+        }
         long prevRwnd = s.rwnd;
         s.pipeBeforeLastAck = s.scoreboard.pipe();
         s.rwnd = window(a);

@@ -18,6 +18,16 @@ final class Retransmissions {
         this.losses = new LossClassifier(s.cfg, sack);
     }
 
+    private LossClassifier.Seen seen() {
+        return new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.rtt.srtt(), s.cc.state(), s.una, s.nxt,
+                s.timerArmedAt, Math.max(s.lastNewDataAt, s.lastAckTime));
+    }
+
+    /** How a re-send whose earlier copies no sensor saw was recognised, had they left at {@code firstDep}. */
+    LossCause causeOfHidden(long t, long end, long firstDep) {
+        return losses.classify(t, end, firstDep, null, seen());
+    }
+
     /** A SYN again: only its timer re-sends it. */
     void synAgain(Tx syn, int prevIdx) {
         Tx prev = s.txs.get(prevIdx);
@@ -45,8 +55,7 @@ final class Retransmissions {
         Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
         // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs
         boolean timeoutRecovery = s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
-        LossClassifier.Seen seen = new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.rtt.srtt(), s.cc.state(),
-                s.una, s.nxt, s.timerArmedAt, Math.max(s.lastNewDataAt, s.lastAckTime));
+        LossClassifier.Seen seen = seen();
         LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
         s.marks.resent(r, prevIdx, cause);
         if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen)) {

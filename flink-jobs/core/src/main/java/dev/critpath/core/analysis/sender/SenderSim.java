@@ -4,6 +4,7 @@ import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
@@ -26,14 +27,21 @@ public final class SenderSim {
     private final AckArrivals acks;
     private final Retransmissions retransmissions;
     private final Bursts bursts;
+    /** The sender is the end a single capture does not watch: its departures are estimates. */
+    private final boolean departuresEstimated;
+    /** With estimated departures, per transmission of this sender the time to its next one. */
+    private long[] nextSendGap;
 
     /**
      * @param mss       the sender's segment size
      * @param rcvWscale the shift the receiver applies to its advertised windows (its SYN's window scale); -1 unknown
      * @param marks     where the simulation writes what it learns about this direction's transmissions
+     * @param departuresEstimated the sender is the end a single capture does not watch
      */
-    public SenderSim(List<Tx> txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks) {
+    public SenderSim(List<Tx> txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks,
+            boolean departuresEstimated) {
         this.dir = dir;
+        this.departuresEstimated = departuresEstimated;
         this.s = new SenderState(txs, cfg, mss, marks);
         this.acks = new AckArrivals(s, rcvWscale, sack);
         this.retransmissions = new Retransmissions(s, sack);
@@ -53,11 +61,26 @@ public final class SenderSim {
         }
         InOrder.sortBy(sends, t -> t.dep());
         InOrder.sortBy(ackArrivals, t -> t.arr());
+        long[] earliest = null;
+        if (departuresEstimated) {
+            earliest = QueueBound.earliestDepartures(sends);
+            s.missingBefore = IpIds.missingBefore(sends, s.txs.size());
+            nextSendGap = new long[s.txs.size()];
+            for (int k = 0; k < sends.size(); k++) {
+                nextSendGap[sends.get(k).idx()] = k + 1 < sends.size() ? sends.get(k + 1).dep() - sends.get(k).dep() : Long.MAX_VALUE;
+            }
+        }
         int i = 0;
         int j = 0;
         while (i < sends.size() || j < ackArrivals.size()) {
             // an ACK and a send in the same microsecond: the ACK may have caused the send
-            if (j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr() <= sends.get(i).dep())) {
+            boolean ackFirst = j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr() <= sends.get(i).dep());
+            if (ackFirst && earliest != null && i < sends.size() && ackArrivals.get(j).arr() > earliest[i] && windowAllows(sends.get(i))) {
+                // an estimated departure is late by whatever queue the data met on its way: data
+                // the window already allowed left before ACKs that merely seem to arrive first
+                ackFirst = false;
+            }
+            if (ackFirst) {
                 acks.arrived(ackArrivals.get(j++));
             } else {
                 sent(sends.get(i++));
@@ -159,6 +182,9 @@ public final class SenderSim {
                 liberator = beyondWindow(x, dataEnd, segs);
             }
             s.marks.liberator(x, liberator);
+            if (departuresEstimated && liberator >= 0 && hiddenResend(x, t, liberator)) {
+                s.timerArmedAt = t;
+            }
         }
         if (s.scoreboard.isEmpty()) {
             s.timerArmedAt = t;
@@ -168,6 +194,7 @@ public final class SenderSim {
         s.nxt = e;
         if (x.p.len > 0) {
             s.lastNewDataAt = t;
+            s.peerDataSinceLastSend = false;
         }
         s.cc.sent(segs);
         s.cc.validate(s.scoreboard.pipe(), s.una, s.nxt);
@@ -177,9 +204,42 @@ public final class SenderSim {
         s.windows.sent(e, s.una, s.rwnd);
     }
 
-    /** The sender, with data in flight, answered the last ACK within the clocking slack. */
+    /**
+     * Data of the unwatched sender that the window had allowed for a retransmission timeout (or
+     * with SACK a probe timeout) while the sender, mid-response, sent nothing the sensor saw, and
+     * whose IP identifier says packets were sent meanwhile: its first copy was lost before the
+     * sensor, and this is the timer's re-send, alone as a timer sends. Counted as the kernel does.
+     */
+    private boolean hiddenResend(Tx x, long t, int liberator) {
+        // a timer re-sends one segment and waits a round trip; a burst after the pause was the application's
+        boolean alone = s.rtt.minRtt() > 0 && nextSendGap[x.idx()] >= s.rtt.minRtt() / 2;
+        if (!alone || s.missingBefore[x.idx()] == 0 || s.lastNewDataAt == NONE || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
+            return false;
+        }
+        long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());
+        LossCause cause = retransmissions.causeOfHidden(t, x.end(), allowedAt);
+        long wait = t - allowedAt;
+        int timers = cause == LossCause.TAIL_LOSS_PROBE ? (HiddenTimers.probeFits(wait, s.rtt.srtt()) ? 1 : 0) : HiddenTimers.expiries(wait, s.rtt.rto());
+        if (cause == LossCause.FAST_RETRANSMIT || timers == 0) {
+            return false;
+        }
+        s.marks.resent(x, -1, cause);
+        s.marks.lossArc(x, true);
+        s.stats.countTimer(cause);
+        s.stats.backoffs += timers - 1;
+        s.stats.retransmissions += timers;
+        s.stats.retransmittedBytes += (long) timers * x.p.len;
+        return true;
+    }
+
+    /** New data the windows allow now. */
+    private boolean windowAllows(Tx x) {
+        return s.established && x.p.len > 0 && x.seq() >= s.nxt && s.limit() >= x.seq() + x.p.len;
+    }
+
+    /** The sender, with data in flight, answered the last ACK within the clocking slack (its departure seen, not estimated). */
     private boolean clockedByLastAck(long t) {
-        return s.lastAckTime != NONE && t - s.lastAckTime <= s.cfg.ackClockSlackUs && s.pipeBeforeLastAck > 0;
+        return !departuresEstimated && s.lastAckTime != NONE && t - s.lastAckTime <= s.cfg.ackClockSlackUs && s.pipeBeforeLastAck > 0;
     }
 
     /** Data beyond the simulated window: the window re-synchronises to the flight; returns its liberator, the latest ACK. */

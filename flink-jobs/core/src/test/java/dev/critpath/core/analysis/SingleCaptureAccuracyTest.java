@@ -1,0 +1,191 @@
+package dev.critpath.core.analysis;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.critpath.core.screen.ConnectionResult;
+import dev.critpath.core.testing.LabFixtures;
+import dev.critpath.core.testing.LabFixtures.Connection;
+import dev.critpath.core.testing.LabFixtures.Scenario;
+import dev.critpath.core.testing.Skipped;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.DynamicNode;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+/**
+ * Every lab connection analysed from one capture, as a fleet mostly sees it, held to the lab's
+ * truth: the local host's time as two captures measure it, the remote end's merged category at
+ * least what the remote host spent, propagation within 5% of the configured delays and never
+ * more than two captures find, the kernels' loss counters, and causality: every remote reply's
+ * trigger reached the remote host before the reply left it, checked in the other capture.
+ */
+class SingleCaptureAccuracyTest {
+    private static final long MS = 1000;
+
+    @TestFactory
+    Stream<DynamicNode> everyScenarioFromEachCaptureAlone() {
+        List<Scenario> scenarios = LabFixtures.all();
+        if (scenarios.isEmpty()) {
+            return Skipped.because("no lab fixtures under testdata/lab");
+        }
+        return Stream.of(CaptureMode.SERVER_SIDE, CaptureMode.CLIENT_SIDE).map(mode -> DynamicContainer.dynamicContainer(mode.key(),
+                scenarios.stream().map(two -> {
+                    Scenario one = LabFixtures.load(two.dir(), mode);
+                    return DynamicContainer.dynamicContainer(two.name(), one.connections().stream().map(c -> DynamicContainer.dynamicContainer(
+                            "port " + c.clientPort(), checks(two, one, c, twin(two, c)))));
+                })));
+    }
+
+    private static Connection twin(Scenario twoPoint, Connection single) {
+        return twoPoint.connections().stream().filter(c -> c.clientPort() == single.clientPort()).findFirst().orElseThrow();
+    }
+
+    private static Stream<DynamicNode> checks(Scenario s, Scenario single, Connection c, Connection both) {
+        CaptureMode mode = single.mode();
+        ConnectionProfile p = c.result().profile();
+        ConnectionProfile p2 = both.result().profile();
+        Endpoint remote = mode.unwatched();
+        Category local = remote == Endpoint.CLIENT ? Category.SERVER : Category.CLIENT;
+        Category remoteOwn = remote == Endpoint.CLIENT ? Category.CLIENT : Category.SERVER;
+        Category merged = remote == Endpoint.CLIENT ? Category.CLIENT_OR_QUEUING : Category.SERVER_OR_QUEUING;
+        List<DynamicTest> t = new ArrayList<>();
+        t.add(DynamicTest.dynamicTest("the capture's side and no invented split", () -> {
+            assertEquals(mode, p.mode);
+            assertEquals(0, p.times.get(Category.QUEUING) + p.times.get(remoteOwn), "one capture cannot split " + p.times);
+            assertEquals(p.durationUs(), p.times.total(), p.times.toString());
+        }));
+        t.add(DynamicTest.dynamicTest("local host time as two captures measure it", () -> {
+            long one = p.times.get(local);
+            long two = p2.times.get(local);
+            assertTrue(Math.abs(one - two) <= Math.max(MS, two / 20), local.key() + " " + one + " us alone, " + two + " us with both captures");
+        }));
+        t.add(DynamicTest.dynamicTest("the remote category holds at least what the remote host spent", () -> {
+            long truth = remoteTruthUs(c, remote);
+            long got = p.times.get(merged);
+            long tolerance = Math.max(2 * MS, truth / 20);
+            assertTrue(got >= truth - tolerance, merged.key() + " " + got + " us, the remote host spent " + truth + " us");
+            if (unshaped(s)) {
+                long ceiling = truth + tolerance + remoteSlackUs(c, both, remote);
+                assertTrue(got <= ceiling, merged.key() + " " + got + " us on an unshaped path, the remote host spent " + truth
+                        + " us (at most " + ceiling + " us with what the kernel adds)");
+            }
+        }));
+        t.add(DynamicTest.dynamicTest("propagation within 5% of the configured delays, never above two captures' figure", () -> {
+            long expected = both.expectedPropagationUs(); // the rounds two captures find, each checked against the lab's delays
+            long got = p.times.get(Category.PROPAGATION);
+            long twoPoint = p2.times.get(Category.PROPAGATION);
+            assertTrue(Math.abs(got - expected) <= expected * 0.05, "propagation " + got + " us, expected " + expected + " us");
+            assertTrue(got <= twoPoint + twoPoint / 100, "propagation " + got + " us alone, " + twoPoint + " us with both captures");
+        }));
+        t.add(DynamicTest.dynamicTest("every drop classified as the kernels recovered it", () -> {
+            JsonNode k = c.truth().get("kernel");
+            assertRecovery("server", p.s2c, k.get("server"));
+            assertRecovery("client", p.c2s, k.get("client"));
+        }));
+        t.add(DynamicTest.dynamicTest("every remote reply on the path left after its trigger reached the remote host", () -> {
+            List<String> acausal = acausalRemoteArcs(c.result(), both.result(), remote);
+            assertTrue(acausal.isEmpty(), acausal.size() + " remote arcs whose trigger had not arrived: " + acausal);
+        }));
+        return t.stream().map(d -> d);
+    }
+
+    /** Lab paths with neither a rate limit nor jitter: the remote category is the remote host's time alone. */
+    private static boolean unshaped(Scenario s) {
+        JsonNode cfg = s.truth().get("config");
+        return cfg.get("rate_kbit").get("c2s").isNull() && cfg.get("rate_kbit").get("s2c").isNull()
+                && cfg.get("jitter_us").get("c2s").asLong() == 0 && cfg.get("jitter_us").get("s2c").asLong() == 0;
+    }
+
+    /** What the remote host spent on purpose: the server's executed delays, or the client's pauses. */
+    private static long remoteTruthUs(Connection c, Endpoint remote) {
+        long sum = 0;
+        JsonNode exchanges = c.truth().get("exchanges");
+        for (int i = 0; i < exchanges.size(); i++) {
+            sum += remote == Endpoint.SERVER ? c.injectedServerDelayUs(i) : exchanges.get(i).get("client_pause_us_executed").asLong();
+        }
+        return sum;
+    }
+
+    /**
+     * What the remote host's kernel and program add that no lab log pins down: the server's send
+     * windows and 100 µs per remote arc for its reaction to each packet; a client's ACK timer.
+     */
+    private static long remoteSlackUs(Connection single, Connection both, Endpoint remote) {
+        long arcs = single.result().arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.endpoint() == remote).count();
+        long slack = 100 * arcs;
+        if (remote == Endpoint.SERVER) {
+            for (int i = 0; i < single.truth().get("exchanges").size(); i++) {
+                slack += single.serverSendWindowsUs(i);
+            }
+        } else {
+            slack += both.result().profile().times.get(Category.CLIENT);
+        }
+        return slack;
+    }
+
+    private static void assertRecovery(String side, DirectionStats d, JsonNode k) {
+        String where = side + " sender: ";
+        assertEquals(k.get("TcpExtTCPFastRetrans").asLong(), d.fastRetransmits, where + "fast retransmits");
+        assertEquals(k.get("TcpExtTCPTimeouts").asLong(), d.timeouts + d.backoffs, where + "retransmission timer expiries");
+        assertEquals(k.get("TcpExtTCPLossProbes").asLong(), d.tailLossProbes, where + "tail loss probes");
+        assertEquals(k.get("TcpRetransSegs").asLong(), d.retransmissions, where + "retransmitted segments");
+    }
+
+    /** A packet as a sensor stamped it: which sensor, its own clock, and what it carried. */
+    private record Sighting(String sensor, long sensorTimeUs, Direction direction, long seq, long ack, int len, String flags) {
+        static Sighting of(PacketSighting s) {
+            return new Sighting(s.sensor(), s.sensorTimeUs(), s.direction(), s.seq(), s.ack(), s.len(), s.flags());
+        }
+    }
+
+    /**
+     * Host arcs at the remote end whose trigger (the event before them on the path) did not reach
+     * the remote host before the reply left it, as the remote host's own sensor saw both packets.
+     */
+    private static List<String> acausalRemoteArcs(ConnectionResult single, ConnectionResult both, Endpoint remote) {
+        Map<Integer, PacketSighting> seenAlone = new HashMap<>();
+        single.analysis().packets().sightings().forEach(s -> seenAlone.put(s.txIndex(), s));
+        Map<Sighting, Integer> bothTx = new HashMap<>();
+        Map<Integer, List<PacketSighting>> bothSightings = new HashMap<>();
+        for (PacketSighting s : both.analysis().packets().sightings()) {
+            bothTx.put(Sighting.of(s), s.txIndex());
+            bothSightings.computeIfAbsent(s.txIndex(), k -> new ArrayList<>()).add(s);
+        }
+        String remoteSensor = remote == Endpoint.CLIENT ? "client-side" : "server-side";
+        List<PathArc> arcs = single.arcs();
+        List<String> out = new ArrayList<>();
+        for (int i = 1; i < arcs.size(); i++) {
+            PathArc a = arcs.get(i);
+            if (a.kind() != PathArc.Kind.HOST || a.endpoint() != remote) {
+                continue;
+            }
+            PathArc before = arcs.get(i - 1);
+            long trigger = atRemote(before.txIndex(), seenAlone, bothTx, bothSightings, remoteSensor);
+            long reply = atRemote(a.txIndex(), seenAlone, bothTx, bothSightings, remoteSensor);
+            if (trigger == Long.MIN_VALUE || reply == Long.MIN_VALUE || trigger > reply) {
+                out.add(String.format("arc %d: %s %s seq %d ack %d at %s after %s seq %d at %s", a.index(), a.direction().key(), a.flags(), a.seq(), a.ack(),
+                        reply == Long.MIN_VALUE ? "never seen" : reply, before.flags(), before.seq(), trigger == Long.MIN_VALUE ? "never seen" : trigger));
+            }
+        }
+        return out;
+    }
+
+    /** When the remote host's sensor saw this single-capture transmission, or MIN_VALUE if it never did. */
+    private static long atRemote(int txAlone, Map<Integer, PacketSighting> seenAlone, Map<Sighting, Integer> bothTx,
+            Map<Integer, List<PacketSighting>> bothSightings, String remoteSensor) {
+        PacketSighting local = seenAlone.get(txAlone);
+        Integer tx = local == null ? null : bothTx.get(Sighting.of(local));
+        if (tx == null) {
+            return Long.MIN_VALUE;
+        }
+        return bothSightings.get(tx).stream().filter(s -> s.sensor().equals(remoteSensor)).mapToLong(PacketSighting::sensorTimeUs).min()
+                .orElse(Long.MIN_VALUE);
+    }
+}
