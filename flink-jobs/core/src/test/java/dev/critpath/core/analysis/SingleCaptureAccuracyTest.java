@@ -114,12 +114,14 @@ class SingleCaptureAccuracyTest {
     }
 
     /**
-     * What the remote host's kernel and program add that no lab log pins down: the server's send
-     * windows and 100 µs per remote arc for its reaction to each packet; a client's ACK timer.
+     * What the merged category may hold beyond the remote host's logged time: what the remote
+     * host's kernel and program add that no lab log pins down (the server's send windows and 100 µs
+     * per remote arc for its reaction to each packet; the client's ACK timer and reading, as two
+     * captures measure them) and the queuing two captures measure on the path.
      */
     private static long remoteSlackUs(Connection single, Connection both, Endpoint remote) {
         long arcs = single.result().arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.endpoint() == remote).count();
-        long slack = 100 * arcs;
+        long slack = 100 * arcs + both.result().profile().times.get(Category.QUEUING);
         if (remote == Endpoint.SERVER) {
             for (int i = 0; i < single.truth().get("exchanges").size(); i++) {
                 slack += single.serverSendWindowsUs(i);

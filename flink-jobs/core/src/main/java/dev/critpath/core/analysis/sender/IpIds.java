@@ -5,12 +5,17 @@ import java.util.List;
 
 /**
  * Packets a sender sent that the one capture never saw, counted from IPv4 identifiers: stacks
- * that number a connection's packets one by one (Linux and BSD for TCP with DF) leave a gap of
- * one per packet lost before the sensor. Stacks with random or global identifiers tell nothing.
+ * that number a connection's packets one by one (Linux for TCP with DF) leave a gap of one per
+ * packet lost before the sensor. Random or host-wide identifiers tell nothing and are recognised
+ * as such.
  */
 final class IpIds {
-    /** Share of consecutive captured packets one apart for the counter to be per connection. */
+    /** Share of consecutive captured packets exactly one apart for the identifiers to be the connection's own counter. */
     private static final double SEQUENTIAL = 0.9;
+    /** Consecutive pairs needed to tell a counter from chance. */
+    private static final int MIN_PAIRS = 4;
+    /** Packets lost in a row that a gap may stand for; larger jumps are another counter's doing. */
+    private static final int MAX_GAP = 64;
 
     private IpIds() {
     }
@@ -21,20 +26,21 @@ final class IpIds {
      */
     static int[] missingBefore(List<Tx> sends, int transmissions) {
         int[] missing = new int[transmissions];
-        int ones = 0;
+        int onesApart = 0;
         int pairs = 0;
         for (int i = 1; i < sends.size(); i++) {
             if (sends.get(i).p.ipId > 0 && sends.get(i - 1).p.ipId > 0) {
+                int d = delta(sends.get(i - 1), sends.get(i));
                 pairs++;
-                ones += delta(sends.get(i - 1), sends.get(i)) == 1 ? 1 : 0;
+                onesApart += d == 1 ? 1 : 0;
             }
         }
-        if (pairs < 4 || ones < SEQUENTIAL * pairs) {
+        if (pairs < MIN_PAIRS || onesApart < SEQUENTIAL * pairs) {
             return missing;
         }
         for (int i = 1; i < sends.size(); i++) {
             int d = delta(sends.get(i - 1), sends.get(i));
-            if (sends.get(i).p.ipId > 0 && sends.get(i - 1).p.ipId > 0 && d > 1 && d < 64) {
+            if (sends.get(i).p.ipId > 0 && sends.get(i - 1).p.ipId > 0 && d > 1 && d < MAX_GAP) {
                 missing[sends.get(i).idx()] = d - 1;
             }
         }

@@ -28,6 +28,19 @@ final class Retransmissions {
         return losses.classify(t, end, firstDep, null, seen());
     }
 
+    /**
+     * The timer's earlier re-sends that no sensor saw (lost before it, as the original was): as
+     * many backed-off expiries as the wait fits, if the sender's IP ids say that many went missing.
+     */
+    private void countHiddenBackoffs(Tx r, long waitUs) {
+        int hidden = s.missingBefore == null ? 0 : Math.min(HiddenTimers.expiries(waitUs, s.rtt.rto()) - 1, s.missingBefore[r.idx()]);
+        if (hidden > 0) {
+            s.stats.backoffs += hidden;
+            s.stats.retransmissions += hidden;
+            s.stats.retransmittedBytes += (long) hidden * r.p.len;
+        }
+    }
+
     /** A SYN again: only its timer re-sends it. */
     void synAgain(Tx syn, int prevIdx) {
         Tx prev = s.txs.get(prevIdx);
@@ -44,11 +57,12 @@ final class Retransmissions {
     void resent(Tx r, long t, int prevIdx) {
         s.stats.retransmissions++;
         s.stats.retransmittedBytes += r.p.len;
-        if (prevIdx >= 0) {
+        boolean originalCaptured = prevIdx >= 0;
+        if (originalCaptured) {
             s.resends.add(r, s.txs.get(prevIdx));
         } else {
-            // the lost original was never captured: it left just before the first packet above it
-            Tx above = s.sent.firstAbove(r.end());
+            // the lost original was never captured: it left no later than the first packet above its first byte
+            Tx above = s.sent.firstAbove(r.seq() + 1);
             prevIdx = above != null ? above.idx() : -1;
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
@@ -74,6 +88,9 @@ final class Retransmissions {
             }
         } else {
             s.stats.countTimer(cause);
+            if (!originalCaptured && prev != null && cause == LossCause.TIMEOUT) {
+                countHiddenBackoffs(r, t - prev.dep());
+            }
             s.marks.lossArc(r, true);
             s.timerArmedAt = t;
             if (cause != LossCause.TAIL_LOSS_PROBE) {

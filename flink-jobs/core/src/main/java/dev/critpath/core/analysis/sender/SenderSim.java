@@ -79,6 +79,11 @@ public final class SenderSim {
                 // an estimated departure is late by whatever queue the data met on its way: data
                 // the window already allowed left before ACKs that merely seem to arrive first
                 ackFirst = false;
+            } else if (!ackFirst && earliest != null && j < ackArrivals.size() && sends.get(i).seq() < s.nxt && !s.cc.recovering()
+                    && ackArrivals.get(j).arr() - sends.get(i).dep() <= estimateSlack()) {
+                // a fast retransmit leaves right after the ACK that revealed the loss; estimates of
+                // the two may swap them by the estimate's error
+                ackFirst = true;
             }
             if (ackFirst) {
                 acks.arrived(ackArrivals.get(j++));
@@ -230,6 +235,12 @@ public final class SenderSim {
         s.stats.retransmissions += timers;
         s.stats.retransmittedBytes += (long) timers * x.p.len;
         return true;
+    }
+
+    /** How far the unwatched end's estimated times may be off against each other: a share of the round trip, at most the ACK clock's slack. */
+    private long estimateSlack() {
+        long minRtt = s.rtt.minRtt();
+        return minRtt > 0 ? Math.min(s.cfg.ackClockSlackUs, minRtt / 4) : 0;
     }
 
     /** New data the windows allow now. */
