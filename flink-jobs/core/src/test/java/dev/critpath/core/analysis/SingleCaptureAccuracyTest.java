@@ -28,6 +28,12 @@ import org.junit.jupiter.api.TestFactory;
  */
 class SingleCaptureAccuracyTest {
     private static final long MS = 1000;
+    /**
+     * How closely one capture can order the remote host's events: its times there are the local
+     * ones shifted by the minimum one-way delay, and the lab path's delay varies by about this much
+     * (the delay line's scheduling, the remote kernel's reaction), which no single capture resolves.
+     */
+    private static final long REMOTE_RESOLUTION_US = 200;
 
     @TestFactory
     Stream<DynamicNode> everyScenarioFromEachCaptureAlone() {
@@ -89,7 +95,7 @@ class SingleCaptureAccuracyTest {
             assertRecovery("server", p.s2c, k.get("server"));
             assertRecovery("client", p.c2s, k.get("client"));
         }));
-        t.add(DynamicTest.dynamicTest("every remote reply on the path left after its trigger reached the remote host", () -> {
+        t.add(DynamicTest.dynamicTest("every remote reply on the path left after its trigger reached the remote host (to 200 us)", () -> {
             List<String> acausal = acausalRemoteArcs(c.result(), both.result(), remote);
             assertTrue(acausal.isEmpty(), acausal.size() + " remote arcs whose trigger had not arrived: " + acausal);
         }));
@@ -171,7 +177,7 @@ class SingleCaptureAccuracyTest {
             PathArc before = arcs.get(i - 1);
             long trigger = atRemote(before.txIndex(), seenAlone, bothTx, bothSightings, remoteSensor);
             long reply = atRemote(a.txIndex(), seenAlone, bothTx, bothSightings, remoteSensor);
-            if (trigger == Long.MIN_VALUE || reply == Long.MIN_VALUE || trigger > reply) {
+            if (trigger == Long.MIN_VALUE || reply == Long.MIN_VALUE || trigger > reply + REMOTE_RESOLUTION_US) {
                 out.add(String.format("arc %d: %s %s seq %d ack %d at %s after %s seq %d at %s", a.index(), a.direction().key(), a.flags(), a.seq(), a.ack(),
                         reply == Long.MIN_VALUE ? "never seen" : reply, before.flags(), before.seq(), trigger == Long.MIN_VALUE ? "never seen" : trigger));
             }

@@ -7,7 +7,9 @@ import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -29,6 +31,10 @@ public final class SenderSim {
     private final Bursts bursts;
     /** The sender is the end a single capture does not watch: its departures are estimates. */
     private final boolean departuresEstimated;
+    /** How far estimated departures and arrivals may be off against each other (delay jitter, the kernel's reaction). */
+    private static final long ESTIMATE_ERROR_US = 200;
+    /** With estimated departures, the ACKs of the last clocking slack, oldest first. */
+    private final ArrayDeque<Tx> recentAcks = new ArrayDeque<>();
     /** With estimated departures, per transmission of this sender the time to its next one. */
     private long[] nextSendGap;
 
@@ -86,7 +92,14 @@ public final class SenderSim {
                 ackFirst = true;
             }
             if (ackFirst) {
-                acks.arrived(ackArrivals.get(j++));
+                Tx ack = ackArrivals.get(j++);
+                acks.arrived(ack);
+                if (departuresEstimated) {
+                    recentAcks.addLast(ack);
+                    while (ack.arr() - recentAcks.peekFirst().arr() > s.cfg.ackClockSlackUs) {
+                        recentAcks.removeFirst();
+                    }
+                }
             } else {
                 sent(sends.get(i++));
             }
@@ -179,8 +192,9 @@ public final class SenderSim {
         if (x.p.len > 0) {
             if (s.limit() >= dataEnd) {
                 liberator = s.liberations.liberatorFor(dataEnd, s.lastAckTx);
-                if (clockedByLastAck(t) && liberator != s.lastAckTx) {
-                    liberator = s.lastAckTx;
+                int clock = clockingAck(t);
+                if (clock >= 0 && liberator != clock) {
+                    liberator = clock;
                     s.stats.ackClocked++;
                 }
             } else {
@@ -248,9 +262,29 @@ public final class SenderSim {
         return s.established && x.p.len > 0 && x.seq() >= s.nxt && s.limit() >= x.seq() + x.p.len;
     }
 
-    /** The sender, with data in flight, answered the last ACK within the clocking slack (its departure seen, not estimated). */
-    private boolean clockedByLastAck(long t) {
-        return !departuresEstimated && s.lastAckTime != NONE && t - s.lastAckTime <= s.cfg.ackClockSlackUs && s.pipeBeforeLastAck > 0;
+    /**
+     * The ACK the sender, with data in flight, answered within the clocking slack, or -1. With
+     * estimated departures, the latest one that arrived before the send by more than the
+     * estimates' error if one did (an ACK estimated just before may really have come just after),
+     * else the last one.
+     */
+    private int clockingAck(long t) {
+        if (s.lastAckTime == NONE || s.pipeBeforeLastAck <= 0 || t - s.lastAckTime > s.cfg.ackClockSlackUs) {
+            return -1;
+        }
+        if (departuresEstimated) {
+            for (Iterator<Tx> it = recentAcks.descendingIterator(); it.hasNext();) {
+                Tx ack = it.next();
+                long before = t - ack.arr();
+                if (before > s.cfg.ackClockSlackUs) {
+                    break;
+                }
+                if (before >= ESTIMATE_ERROR_US) {
+                    return ack.idx();
+                }
+            }
+        }
+        return s.lastAckTx;
     }
 
     /** Data beyond the simulated window: the window re-synchronises to the flight; returns its liberator, the latest ACK. */
