@@ -1,6 +1,7 @@
 package dev.critpath.core.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.DirectionStats;
@@ -32,6 +33,45 @@ public final class AccuracyTable {
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * The single-capture table: each scenario analysed from each capture alone next to both,
+     * against the lab's truth (the remote host's logged time, the kernels' counters).
+     */
+    public static String singleCapture(List<Scenario> twoPoint, java.util.function.BiFunction<Scenario, CaptureMode, Scenario> alone) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| scenario | capture | propagation ms: expected / alone / both | local host ms: alone / both | remote host ms: spent / merged category alone | loss: kernel / alone |\n");
+        sb.append("|---|---|---|---|---|---|\n");
+        for (Scenario s : twoPoint) {
+            if (s.connections().size() > 1) {
+                continue;
+            }
+            Connection both = s.connections().get(0);
+            for (CaptureMode mode : List.of(CaptureMode.SERVER_SIDE, CaptureMode.CLIENT_SIDE)) {
+                Connection one = alone.apply(s, mode).connections().get(0);
+                ConnectionProfile p = one.result().profile();
+                ConnectionProfile p2 = both.result().profile();
+                boolean serverSide = mode == CaptureMode.SERVER_SIDE;
+                Category local = serverSide ? Category.SERVER : Category.CLIENT;
+                Category merged = serverSide ? Category.CLIENT_OR_QUEUING : Category.SERVER_OR_QUEUING;
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %s |%n", s.name(),
+                        serverSide ? "server side" : "client side", both.expectedPropagationUs() / 1e3, p.times.get(Category.PROPAGATION) / 1e3,
+                        p2.times.get(Category.PROPAGATION) / 1e3, p.times.get(local) / 1e3, p2.times.get(local) / 1e3,
+                        remoteSpentUs(one, !serverSide) / 1e3, p.times.get(merged) / 1e3, loss(one, p)));
+            }
+        }
+        return sb.toString();
+    }
+
+    /** What the remote host spent on purpose: the server's executed delays, or the client's pauses. */
+    public static long remoteSpentUs(Connection c, boolean serverIsRemote) {
+        long sum = 0;
+        JsonNode exchanges = c.truth().get("exchanges");
+        for (int i = 0; i < exchanges.size(); i++) {
+            sum += serverIsRemote ? c.injectedServerDelayUs(i) : exchanges.get(i).get("client_pause_us_executed").asLong();
+        }
+        return sum;
     }
 
     private static String row(Scenario s, Connection c) {
