@@ -35,7 +35,7 @@ final class ResultTable {
 
     /** What a printed row needs of a result. */
     private record Row(long startUs, String connection, String mode, long durationUs, long[] times, boolean boring,
-            List<String> failedRules, String explanation, long scoreUs, List<String> arcLines) {
+            List<String> findings, String explanation, long scoreUs, List<String> arcLines) {
     }
 
     /** Worth a look before boring, then by score: the first rows to print, the last to drop. */
@@ -73,7 +73,7 @@ final class ResultTable {
             times[c.ordinal()] = p.times.get(c);
         }
         kept.add(new Row(p.startUs, p.clientAddr + ":" + p.clientPort + " > " + p.serverAddr + ":" + p.serverPort,
-                p.mode.key().replace('_', '-'), p.durationUs(), times, r.verdict().boring(), r.verdict().failedRules(),
+                p.mode.key().replace('_', '-'), p.durationUs(), times, r.verdict().boring(), r.verdict().findings(),
                 r.verdict().explanation(), r.verdict().scoreUs(), withArcs ? arcLines(r) : List.of()));
         if (kept.size() > (top != null ? top : MAX_ROWS)) {
             kept.poll();
@@ -102,8 +102,7 @@ final class ResultTable {
                 long us = r.times()[c.ordinal()];
                 row.append(String.format(Locale.ROOT, " %16s", us == 0 ? "-" : String.format(Locale.ROOT, "%.1f (%.0f%%)", us / 1000.0, 100.0 * us / Math.max(1, r.durationUs()))));
             }
-            // the rules are named for what a boring connection shows, so they are listed as failed, never bare
-            row.append("  ").append(r.boring() ? "boring" : "LOOK, failed: " + String.join(",", r.failedRules()));
+            row.append("  ").append(r.boring() ? "boring" : "LOOK: " + String.join(", ", r.findings()));
             out.println(row);
             if (!r.boring()) {
                 out.println("       why: " + r.explanation());

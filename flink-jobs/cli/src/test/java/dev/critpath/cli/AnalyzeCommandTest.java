@@ -38,7 +38,7 @@ class AnalyzeCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("10.71.1.2:"), r.out());
         assertTrue(r.out().contains("two-point"), r.out());
-        assertTrue(r.out().contains("LOOK, failed: no_server_stall"), r.out());
+        assertTrue(r.out().contains("LOOK: server stall"), r.out());
         assertTrue(r.out().contains("why: server stalled"), r.out());
         List<String> lines = Files.readAllLines(json);
         assertEquals(1, lines.size());
@@ -128,7 +128,7 @@ class AnalyzeCommandTest {
         assertEquals(0, r.exit(), r.err());
         List<String> rows = r.out().lines().filter(l -> l.matches("\\d+ +\\d.*")).toList();
         assertEquals(2, rows.size(), r.out());
-        assertTrue(rows.stream().allMatch(l -> l.contains("LOOK, failed: no_timeout")), r.out());
+        assertTrue(rows.stream().allMatch(l -> l.endsWith("LOOK: timeouts")), r.out());
         assertTrue(r.out().contains("40 connections, 38 boring, 2 worth a look (2 shown"), r.out());
     }
 
