@@ -61,9 +61,13 @@ def usage_error(message):
     return 2
 
 
-def command_fixtures(_args):
+def command_fixtures(args):
+    unknown = [name for name in args.scenarios if name not in BY_NAME or not BY_NAME[name].fixture]
+    if unknown:
+        print(f"critpath-lab fixtures: not fixture scenarios: {', '.join(unknown)}", file=sys.stderr)
+        return 2
     require_machine(need_go=processes.delayline_is_stale())
-    return report(regenerate())
+    return report(regenerate(args.scenarios))
 
 
 def report(results):
@@ -136,8 +140,10 @@ def parser():
     c.set_defaults(func=command_run)
 
     c = commands.add_parser("fixtures", help="regenerate testdata/lab (every scenario except benchmarks)",
-                            description="Runs every fixture scenario and replaces testdata/lab with the results "
-                                        "and a README, only if all of them behaved as intended.")
+                            description="Runs every fixture scenario, or the ones named, and puts the results into "
+                                        "testdata/lab (replaced whole when every scenario ran) and renders its "
+                                        "README, only if all of them behaved as intended.")
+    c.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="only these scenarios (default: all)")
     c.set_defaults(func=command_fixtures)
 
     c = commands.add_parser("cleanup", help="remove namespaces (and their processes) left by dead lab runs")
