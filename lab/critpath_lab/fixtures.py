@@ -95,7 +95,7 @@ def readme(scenarios, root):
     header = ["scenario", "generated", "conns", *(name for name, _ in FACTS), "client.pcap", "server.pcap"]
     lines += [
         "",
-        "## Key truth facts of this generation",
+        "## Key truth facts",
         "",
         "Sums over a scenario's connections: drops by the delay line (all, data, pure ACKs; a rate",
         "limit's queue is the delay line's too), kernel counter deltas (nstat) at the server and client.",

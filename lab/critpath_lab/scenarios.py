@@ -174,10 +174,11 @@ SCENARIOS = (
     Scenario("uplink-ack-loss",
              "500 KB, 20 ms, ACK direction 64 kbit/s with a 500-byte queue, s2c 10 Mbit/s with a 100 KB "
              "queue: the uplink carries fewer ACKs than the client sends and drops most of them; each "
-             "ACK that gets through releases a burst, which the deep downlink queue absorbs (paper 004)",
+             "ACK that gets through releases a burst, and in slow start the bursts overflow the downlink "
+             "queue too (paper 004's asymmetric network)",
              download(500_000), delay_us=both(20 * MS),
              rate_kbit={"c2s": 64, "s2c": 10_000}, queue_bytes={"c2s": 500, "s2c": 100_000},
-             expect=(("drops.ack", 10, None), ("drops.data", 0, 0))),
+             expect=(("drops.ack", 10, None),)),
     Scenario("jitter",
              "200 KB, 20 ms, each packet of both directions held 0-10 ms more at random (uniform, "
              "seeded), never reordered: a packet whose draw would overtake its predecessor leaves "
