@@ -73,8 +73,10 @@ def connection_truth(run, server_requests, client_span, server_span):
 
 def delay_line_summary(events):
     """The delay line's own account of the connection: packets forwarded and dropped per
-    direction, and the extra delays it applied ("queued" at a bottleneck, "held" for jitter,
-    order or batching) as packets, sum_us and max_us."""
+    direction, and per direction the delays it added beyond the configured one as packets,
+    sum_us, min_us and max_us: "extra" (waiting and serialisation at a bottleneck, jitter,
+    holding back to keep order, batching; its min_us is part of the path's fixed delay) and
+    "queued" (waiting behind other packets at a bottleneck)."""
     summaries = [e for e in events if "summary" in e]
     if len(summaries) != 1:
         raise LabError(f"the delay line wrote {len(summaries)} summaries for one connection")

@@ -40,19 +40,23 @@ type delayLine struct {
 	queue    chan queued
 
 	mu     sync.Mutex // the reader records, the summary reads
+	extra  delayStats // beyond the delay: bottleneck wait and serialisation, jitter, holding back for order, batching
 	queued delayStats // waiting behind other packets at the bottleneck
-	held   delayStats // beyond the delay: jitter, holding back for FIFO, batching
 }
 
 // delayStats summarises extra delays in µs for the summary line.
 type delayStats struct {
 	Packets int64 `json:"packets"`
 	SumUs   int64 `json:"sum_us"`
+	MinUs   int64 `json:"min_us"`
 	MaxUs   int64 `json:"max_us"`
 }
 
 func (s *delayStats) add(d time.Duration) {
 	us := d.Microseconds()
+	if s.Packets == 0 || us < s.MinUs {
+		s.MinUs = us
+	}
 	s.Packets++
 	s.SumUs += us
 	s.MaxUs = max(s.MaxUs, us)
@@ -62,7 +66,7 @@ func (s *delayStats) add(d time.Duration) {
 func (l *delayLine) stats() map[string]delayStats {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return map[string]delayStats{"queued": l.queued, "held": l.held}
+	return map[string]delayStats{"extra": l.extra, "queued": l.queued}
 }
 
 func newDelayLine(s shape, seed int64, capacity int) *delayLine {
@@ -97,7 +101,7 @@ func (l *delayLine) schedule(now time.Time, size int) (time.Time, bool) {
 		release = l.last
 	}
 	l.last = release
-	l.held.add(release.Sub(departure.Add(l.delay)))
+	l.extra.add(release.Sub(now.Add(l.delay)))
 	return release, true
 }
 

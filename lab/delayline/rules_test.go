@@ -290,6 +290,10 @@ func TestBottleneckSerialisesAndDropsTail(t *testing.T) {
 	if release, ok := l.schedule(later, 100); !ok || release.Sub(later) != 15*time.Millisecond {
 		t.Fatalf("after draining: %v %v", release.Sub(later), ok)
 	}
+	stats := l.stats()
+	if stats["extra"] != (delayStats{Packets: 3, SumUs: 40_000, MinUs: 10_000, MaxUs: 20_000}) || stats["queued"] != (delayStats{Packets: 3, SumUs: 10_000, MinUs: 0, MaxUs: 10_000}) {
+		t.Fatalf("stats %+v", stats)
+	}
 }
 
 func TestBatchReleasesTogetherAtTheNextMultiple(t *testing.T) {

@@ -22,9 +22,9 @@ def fake_run(scenario, port=43210):
          "first_byte_ts_us": 300, "response_complete_ts_us": 800}]}
     drop = {"ts_us": 500, "dir": "s2c", "src": "10.71.2.2", "sport": 8080, "dst": "10.71.1.2", "dport": port,
             "seq": 123, "seq_rel": 299257, "len": 1448, "flags": "A", "rule": "offset 300000 #1", "kind": "data"}
-    held = {"packets": 2, "sum_us": 10, "max_us": 7}
+    extra = {"packets": 2, "sum_us": 10, "min_us": 3, "max_us": 7}
     summary = {"summary": True, "forwarded": {"c2s": 1, "s2c": 2}, "dropped": {"c2s": 0, "s2c": 1},
-               "extra_delay": {"c2s": {"queued": held, "held": held}, "s2c": {"queued": held, "held": held}},
+               "extra_delay": {"c2s": {"extra": extra, "queued": extra}, "s2c": {"extra": extra, "queued": extra}},
                "unclassified": 0, "write_errors": 0}
     kernel = {"server": {"TcpExtTCPFastRetrans": 1}, "client": {}}
     return ConnectionRun(plan, scenario.delay_us, client, [drop, summary], kernel)

@@ -45,6 +45,8 @@ final class SenderState {
     long timerArmedAt = NONE;
     /** When new data last left, or NONE. */
     long lastNewDataAt = NONE;
+    /** When the peer's last SYN (without ACK) arrived, or NONE. */
+    long lastPeerSynAt = NONE;
     /** The re-sends, judged spurious or not once every ACK has been seen. */
     final SpuriousResends resends = new SpuriousResends();
 
