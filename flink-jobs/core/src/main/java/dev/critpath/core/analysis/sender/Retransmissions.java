@@ -21,13 +21,14 @@ final class Retransmissions {
 
     /**
      * A SYN again: its timer re-sent it, unless it is a SYN-ACK answering the peer's repeated SYN
-     * (Linux counts that a retransmitted segment but no timeout); the path then runs through that
-     * SYN's arrival like any answer's.
+     * (Linux counts that a retransmitted segment but no timeout): a re-send without a loss cause,
+     * whose path runs through that SYN's arrival like any answer's.
      */
     void synAgain(Tx syn, int prevIdx) {
         Tx prev = s.txs.get(prevIdx);
         if (syn.has(TcpFlags.ACK) && s.lastPeerSynAt != NONE && s.lastPeerSynAt >= prev.dep()
                 && syn.dep() - s.lastPeerSynAt <= s.cfg.ackTriggerSlackUs) {
+            s.marks.resent(syn, prevIdx, null);
             s.stats.retransmissions++;
             return;
         }
