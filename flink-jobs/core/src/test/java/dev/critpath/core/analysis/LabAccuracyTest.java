@@ -149,6 +149,15 @@ class LabAccuracyTest {
         assertTrue(queue.times.get(Category.QUEUING) > queue.durationUs() / 2, "a 400 KB queue at 4 Mbit/s: " + queue.times);
         ConnectionProfile uplink = LabFixtures.scenario("slow-uplink").connections().get(0).result().profile();
         assertTrue(uplink.times.get(Category.QUEUING) > 100 * MS, "ACKs queue on the 64 kbit/s uplink: " + uplink.times);
+        for (String scenario : List.of("slow-uplink", "uplink-ack-loss")) {
+            Connection c = LabFixtures.scenario(scenario).connections().get(0);
+            long dropped = 0;
+            for (JsonNode d : c.truth().get("drops")) {
+                dropped += "ack".equals(d.get("kind").asText()) ? 1 : 0;
+            }
+            assertTrue(dropped >= 10, scenario + ": the uplink's queue dropped " + dropped + " pure ACKs");
+            assertEquals(dropped, c.result().profile().quality.acksLostBetweenSensors(), scenario + ": pure ACKs lost between the sensors");
+        }
     }
 
     @Test
