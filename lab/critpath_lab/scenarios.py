@@ -160,7 +160,8 @@ SCENARIOS = (
                    "queue is 400 KB: the point is queuing delay; shallow-queue is the overflowing one."),
     Scenario("shallow-queue",
              "500 KB, 20 ms, s2c limited to 4 Mbit/s with a shallow (30 KB) queue: slow start "
-             "overflows it, the queue drops data and the server recovers by fast retransmits",
+             "overflows it, the queue drops data in bursts and the server recovers by fast retransmits, "
+             "and by timeouts where Reno's recovery cannot repair a window's losses",
              download(500_000), delay_us=both(20 * MS),
              rate_kbit={"c2s": None, "s2c": 4_000}, queue_bytes={"c2s": None, "s2c": 30_000},
              expect=(("drops.data", 1, None), ("drops.ack", 0, 0), ("server.TcpExtTCPFastRetrans", 1, None))),
@@ -221,8 +222,8 @@ SCENARIOS = (
                         "the retransmission timer repairs the tail",
             expect=(("drops", 1, 1), ("server.TcpExtTCPLossProbes", 0, 0), ("server.TcpExtTCPTimeouts", 1, 1))),
     Scenario("synack-loss",
-             "20 KB, 25 ms, the first SYN-ACK dropped: the client's SYN timer and the server's SYN-ACK "
-             "timer (1 s each) race to repair the handshake",
+             "20 KB, 25 ms, the first SYN-ACK dropped: the client's SYN timer (1 s) re-sends its SYN and "
+             "the server answers with its SYN-ACK again, unless its own 1 s SYN-ACK timer beat that SYN",
              download(20_000), delay_us=both(25 * MS), drop_rules=({"dir": "s2c", "kind": "synack", "times": 1},),
              expect=(("drops.synack", 1, 1), ("drops", 1, 1), ("client.TcpExtTCPTimeouts", 1, 1))),
     Scenario("request-loss",
