@@ -119,11 +119,8 @@ class ScenarioRun:
         started = time.monotonic()
         delayline_log = self.log("delayline.jsonl")
         log_start = os.path.getsize(delayline_log) if os.path.exists(delayline_log) else 0
-        config = {"delay_us": delay_us, "jitter_us": s.jitter_us, "drop_rules": rules,
-                  "random_loss": s.random_loss, "seed": s.seed or 1,
-                  "rate_kbit": s.rate_kbit, "queue_bytes": s.queue_bytes, "batch_us": s.batch_us}
-        delayline = processes.start_delayline(self.topology.router, config, self.log(f"delayline-{index + 1}.json"),
-                                              delayline_log, self.log("delayline.stderr"))
+        delayline = processes.start_delayline(self.topology.router, s.delayline_config(delay_us, rules),
+                                              self.log(f"delayline-{index + 1}.json"), delayline_log, self.log("delayline.stderr"))
         try:
             before = self.counters()
             processes.run_client(self.topology.client, client_argv(plan, self.log("client.jsonl")),

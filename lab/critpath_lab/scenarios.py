@@ -79,6 +79,12 @@ class Scenario:
     expect: tuple = ()
     notes: str = ""                      # why parameters differ from the first idea
 
+    def delayline_config(self, delay_us, drop_rules, jitter_us=None, random_loss=True):
+        """The delay line's JSON config for one connection (see lab/delayline -h)."""
+        return {"delay_us": delay_us, "jitter_us": jitter_us or self.jitter_us, "drop_rules": drop_rules,
+                "random_loss": self.random_loss if random_loss else None, "seed": self.seed or 1,
+                "rate_kbit": self.rate_kbit, "queue_bytes": self.queue_bytes, "batch_us": self.batch_us}
+
     def config(self):
         """The "config" object of truth.json, drop rules as written (offset may be "last")."""
         return {

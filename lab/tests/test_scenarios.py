@@ -95,3 +95,14 @@ def test_stream_bytes_match_the_wire_format():
     assert streams["s2c"] == sum(response_size("1.1", e.size, close=False) for e in plan.exchanges)
     assert streams["c2s"] == sum(len(request_bytes(e.target(), "1.1", "10.71.2.2")) for e in plan.exchanges)
     assert BY_NAME["dl-20k"].connections[0].stream_bytes()["s2c"] == response_size("1.0", 20_000, close=True)
+
+
+def test_delayline_config_carries_the_scenarios_path():
+    uplink = BY_NAME["slow-uplink"]
+    config = uplink.delayline_config(uplink.delay_us, [])
+    assert config["rate_kbit"] == {"c2s": 64, "s2c": 20_000} and config["queue_bytes"] == {"c2s": 3_000, "s2c": 150_000}
+    assert BY_NAME["ack-compression"].delayline_config(uplink.delay_us, [])["batch_us"] == {"c2s": 10_000, "s2c": 0}
+    lossy = BY_NAME["random-loss"]
+    assert lossy.delayline_config(lossy.delay_us, [])["random_loss"] == {"c2s": 0, "s2c": 0.02}
+    assert lossy.delayline_config(lossy.delay_us, [], random_loss=False)["random_loss"] is None
+    assert BY_NAME["jitter"].delayline_config(uplink.delay_us, [], jitter_us={"c2s": 1, "s2c": 2})["jitter_us"] == {"c2s": 1, "s2c": 2}
