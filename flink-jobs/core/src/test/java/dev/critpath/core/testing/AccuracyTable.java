@@ -96,20 +96,37 @@ public final class AccuracyTable {
         JsonNode d = c.truth().get("delay_us");
         List<String> parts = new ArrayList<>();
         parts.add(ms(d.get("c2s")) + "/" + ms(d.get("s2c")) + " ms one way");
-        JsonNode rate = cfg.get("rate_kbit");
         for (String dir : List.of("c2s", "s2c")) {
-            if (!rate.get(dir).isNull()) {
-                parts.add(dir + " " + rate.get(dir).asLong() + " kbit/s, queue " + cfg.get("queue_bytes").get(dir).asLong() / 1000 + " KB");
+            if (!cfg.get("rate_kbit").get(dir).isNull()) {
+                parts.add(String.format(Locale.ROOT, "%s %d kbit/s, queue %.1f KB", dir, cfg.get("rate_kbit").get(dir).asLong(),
+                        cfg.get("queue_bytes").get(dir).asLong() / 1e3));
+            }
+            if (cfg.get("jitter_us").get(dir).asLong() > 0) {
+                parts.add(dir + " jitter 0-" + ms(cfg.get("jitter_us").get(dir)) + " ms");
+            }
+            if (cfg.path("batch_us").path(dir).asLong() > 0) {
+                parts.add(dir + " in " + ms(cfg.get("batch_us").get(dir)) + " ms batches");
+            }
+            if (cfg.get("random_loss").path(dir).asDouble() > 0) {
+                parts.add(String.format(Locale.ROOT, "%s %.0f%% random loss", dir, cfg.get("random_loss").get(dir).asDouble() * 100));
             }
         }
-        if (c.truth().get("drops").size() > 0) {
-            parts.add(c.truth().get("drops").size() + " drop(s)");
+        int drops = c.truth().get("drops").size();
+        if (drops > 0) {
+            long acks = 0;
+            for (JsonNode drop : c.truth().get("drops")) {
+                acks += "ack".equals(drop.get("kind").asText()) ? 1 : 0;
+            }
+            parts.add(drops + " drop(s)" + (acks > 0 ? ", " + acks + " of them pure ACKs" : ""));
         }
         if (!"reno".equals(cfg.get("cc").asText())) {
             parts.add(cfg.get("cc").asText());
         }
         if (cfg.get("sack").asBoolean()) {
             parts.add("SACK");
+        }
+        if (cfg.path("early_retrans").asInt(3) == 0) {
+            parts.add("TLP off");
         }
         return String.join(", ", parts);
     }
@@ -129,12 +146,14 @@ public final class AccuracyTable {
         }
         DirectionStats a = p.c2s;
         DirectionStats b = p.s2c;
-        return String.format(Locale.ROOT, "%s / %s (%.1f)", counts(kernelFast, kernelTimers, kernelProbes),
-                counts(a.fastRetransmits + b.fastRetransmits, a.timeouts + b.timeouts + a.backoffs + b.backoffs, a.tailLossProbes + b.tailLossProbes),
+        return String.format(Locale.ROOT, "%s / %s (%.1f)", counts(kernelFast, kernelTimers, kernelProbes, 0),
+                counts(a.fastRetransmits + b.fastRetransmits, a.timeouts + b.timeouts + a.backoffs + b.backoffs, a.tailLossProbes + b.tailLossProbes,
+                        a.probesOrTimeouts + b.probesOrTimeouts),
                 p.times.loss() / 1e3);
     }
 
-    private static String counts(long fast, long timers, long probes) {
+    /** probesOrTimeouts: of the probes, those an RTO's timing fits too. */
+    private static String counts(long fast, long timers, long probes, long probesOrTimeouts) {
         List<String> parts = new ArrayList<>();
         if (fast > 0) {
             parts.add(fast + " fast");
@@ -142,8 +161,11 @@ public final class AccuracyTable {
         if (timers > 0) {
             parts.add(timers + " RTO");
         }
-        if (probes > 0) {
-            parts.add(probes + " TLP");
+        if (probes > probesOrTimeouts) {
+            parts.add(probes - probesOrTimeouts + " TLP");
+        }
+        if (probesOrTimeouts > 0) {
+            parts.add(probesOrTimeouts + " TLP or RTO");
         }
         return parts.isEmpty() ? "none" : String.join(" + ", parts);
     }

@@ -29,7 +29,10 @@ public final class Timeline {
     public final long minRttUs;
     /** Transmissions whose departure or arrival is estimated because a capture missed it. */
     public final int captureGaps;
+    /** Packets seen leaving and never arriving, pure ACKs included. */
     public final int lostBetweenSensors;
+    /** Of those, pure ACKs. */
+    public final int acksLostBetweenSensors;
 
     private Timeline(CaptureMode mode, List<Tx> txs, SensorView clientView, SensorView serverView, SensorClock clock, long minOwdC2s,
             long minOwdS2c, long minRttUs, CaptureGaps gaps) {
@@ -43,6 +46,7 @@ public final class Timeline {
         this.minRttUs = minRttUs;
         this.captureGaps = gaps.estimated;
         this.lostBetweenSensors = gaps.lostC2s + gaps.lostS2c;
+        this.acksLostBetweenSensors = gaps.lostAcks;
         ordered(txs);
     }
 

@@ -165,6 +165,6 @@ public final class Profiler {
         }
         boolean closed = tl.txs.stream().anyMatch(t -> t.has(TcpFlags.FIN) || t.has(TcpFlags.RST));
         return new ConnectionProfile.Quality(c2s.outOfWindow + s2c.outOfWindow, tl.captureGaps,
-                tl.lostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed, eventsOverCap);
+                tl.lostBetweenSensors, tl.acksLostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed, eventsOverCap);
     }
 }

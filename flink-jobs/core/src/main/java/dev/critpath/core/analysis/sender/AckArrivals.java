@@ -21,6 +21,10 @@ final class AckArrivals {
 
     void arrived(Tx a) {
         long t = a.arr();
+        if (!a.has(TcpFlags.ACK)) {
+            s.lastPeerSynAt = t; // the peer's SYN, which a SYN-ACK answers
+            return;
+        }
         long ack = a.p.ack;
         if (!s.established) {
             if (ack < 1) {

@@ -2,6 +2,7 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.event.TcpFlags;
 
 /**
  * The sender's re-sends: which copy each repeats, how the loss was recognised (tcpeval's loss
@@ -41,9 +42,19 @@ final class Retransmissions {
         }
     }
 
-    /** A SYN again: only its timer re-sends it. */
+    /**
+     * A SYN again: its timer re-sent it, unless it is a SYN-ACK answering the peer's repeated SYN
+     * (Linux counts that a retransmitted segment but no timeout): a re-send without a loss cause,
+     * whose path runs through that SYN's arrival like any answer's.
+     */
     void synAgain(Tx syn, int prevIdx) {
         Tx prev = s.txs.get(prevIdx);
+        if (syn.has(TcpFlags.ACK) && s.lastPeerSynAt != NONE && s.lastPeerSynAt >= prev.dep()
+                && syn.dep() - s.lastPeerSynAt <= s.cfg.ackTriggerSlackUs) {
+            s.marks.resent(syn, prevIdx, null);
+            s.stats.retransmissions++;
+            return;
+        }
         LossCause before = s.marks.lossCause(prev);
         LossCause cause = before == LossCause.TIMEOUT || before == LossCause.BACKOFF ? LossCause.BACKOFF : LossCause.TIMEOUT;
         s.marks.resent(syn, prevIdx, cause);

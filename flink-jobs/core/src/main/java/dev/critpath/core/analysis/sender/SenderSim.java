@@ -61,7 +61,7 @@ public final class SenderSim {
         for (Tx t : s.txs) {
             if (t.direction() == dir && t.dep() != Tx.NONE) {
                 sends.add(t);
-            } else if (t.direction() != dir && t.arr() != Tx.NONE && t.has(TcpFlags.ACK)) {
+            } else if (t.direction() != dir && t.arr() != Tx.NONE && (t.has(TcpFlags.ACK) || t.has(TcpFlags.SYN))) {
                 ackArrivals.add(t);
             }
         }
