@@ -99,7 +99,7 @@ class LabAccuracyTest {
      * re-send critpath calls "probe or timeout" (a tail loss probe whose timing an RTO fits too:
      * Linux fires the probe no later than the RTO) may be either in the kernel's counts.
      */
-    private static void assertRecovery(String side, DirectionStats d, JsonNode k) {
+    static void assertRecovery(String side, DirectionStats d, JsonNode k) {
         String where = side + " sender: ";
         assertEquals(k.get("TcpExtTCPFastRetrans").asLong(), d.fastRetransmits, where + "fast retransmits");
         long kernelTimeouts = k.get("TcpExtTCPTimeouts").asLong();

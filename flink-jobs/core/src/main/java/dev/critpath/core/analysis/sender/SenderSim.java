@@ -225,14 +225,14 @@ public final class SenderSim {
 
     /**
      * Data of the unwatched sender that the window had allowed for a retransmission timeout (or
-     * with SACK a probe timeout) while the sender, mid-response, sent nothing the sensor saw, and
+     * with SACK a probe timeout) while the sender, within its turn, sent nothing the sensor saw, and
      * whose IP identifier says packets were sent meanwhile: its first copy was lost before the
      * sensor, and this is the timer's re-send, alone as a timer sends. Counted as the kernel does.
      */
     private boolean hiddenResend(Tx x, long t, int liberator) {
         // a timer re-sends one segment and waits a round trip; a burst after the pause was the application's
         boolean alone = s.rtt.minRtt() > 0 && nextSendGap[x.idx()] >= s.rtt.minRtt() / 2;
-        if (!alone || s.missingBefore[x.idx()] == 0 || s.lastNewDataAt == NONE || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
+        if (!alone || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
             return false;
         }
         long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());
