@@ -153,7 +153,8 @@ class PacketEventVectorsTest {
         };
     }
 
-    private static PacketEvent fromAvro(GenericRecord r) {
+    /** The event an Avro record of packet-event.avsc holds, as read by Avro's own library. */
+    static PacketEvent fromAvro(GenericRecord r) {
         Object sack = r.get("sack");
         long[] blocks = sack == null ? null : ((List<?>) sack).stream().mapToLong(x -> (Long) x).toArray();
         Object role = r.get("sensor_role");
