@@ -275,14 +275,18 @@ final class AnalyzeCommand implements Callable<Integer> {
                 .sensorRoles(roles).build();
     }
 
+    /** Packets are kept only for the warehouse's `packets` table: without --parquet nothing writes them. */
     private Screen screen() throws IOException {
+        Screen screen;
         if (screenFile == null) {
-            return Screen.defaults();
+            screen = Screen.defaults();
+        } else {
+            Properties p = new Properties();
+            try (Reader r = Files.newBufferedReader(screenFile)) {
+                p.load(r);
+            }
+            screen = Screen.fromProperties(p, ConnectionProfile.empty().columns());
         }
-        Properties p = new Properties();
-        try (Reader r = Files.newBufferedReader(screenFile)) {
-            p.load(r);
-        }
-        return Screen.fromProperties(p, ConnectionProfile.empty().columns());
+        return parquetOut != null ? screen : screen.keepingNoPackets();
     }
 }

@@ -291,7 +291,7 @@ public final class ConnectionLifecycle {
         }
         out.finalised();
         if (!lastSegment) {
-            out.emit(new FinishedConnection(pathOf.apply(t), events.toArray(PacketEvent[]::new), s.overCap, flow, 0, true));
+            out.emit(new FinishedConnection(pathOf.apply(t), events.toArray(PacketEvent[]::new), s.overCap, flow, 0, true, t));
         } else {
             boolean nothingNew = events.size() == s.restartEvents;
             out.emit(new FinishedConnection(s.pathKey, nothingNew ? new PacketEvent[0] : events.toArray(PacketEvent[]::new),
