@@ -43,13 +43,25 @@ public final class ConnectionAssembler {
         for (Map.Entry<String, Map<String, List<PacketEvent>>> flow : byFlowAndSensor.entrySet()) {
             List<List<Instance>> perSensor = new ArrayList<>();
             for (Map.Entry<String, List<PacketEvent>> s : flow.getValue().entrySet()) {
-                List<PacketEvent> pkts = new ArrayList<>(s.getValue());
-                pkts.sort(PacketEvent.CAPTURE_ORDER);
-                perSensor.add(split(s.getKey(), pkts));
+                perSensor.add(split(s.getKey(), inCaptureOrder(s.getValue())));
             }
             out.addAll(pair(flow.getKey(), perSensor));
         }
         return out;
+    }
+
+    /** The packets as captured: nearly always in that order already, so sorted (a copy) only when not. */
+    private static List<PacketEvent> inCaptureOrder(List<PacketEvent> pkts) {
+        for (int i = 1, n = pkts.size(); i < n; i++) {
+            PacketEvent a = pkts.get(i - 1);
+            PacketEvent b = pkts.get(i);
+            if (a.tsUs() > b.tsUs() || a.tsUs() == b.tsUs() && a.captureIndex() > b.captureIndex()) {
+                List<PacketEvent> sorted = new ArrayList<>(pkts);
+                sorted.sort(PacketEvent.CAPTURE_ORDER);
+                return sorted;
+            }
+        }
+        return pkts;
     }
 
     /** One sensor's packets of one flow cut into connection instances. */
