@@ -94,6 +94,7 @@ public final class LifecycleLoop {
         private final String flow;
         FlowState state;
         List<PacketEvent> buffer;
+        private boolean inMap;
 
         Flow(String flow) {
             this.flow = flow;
@@ -101,10 +102,14 @@ public final class LifecycleLoop {
 
         /** Into the map when it first holds something, out when it holds nothing. */
         private void held() {
-            if (state == null && buffer == null) {
-                flows.remove(flow);
-            } else {
-                flows.putIfAbsent(flow, this);
+            boolean holds = state != null || buffer != null;
+            if (holds != inMap) {
+                if (holds) {
+                    flows.put(flow, this);
+                } else {
+                    flows.remove(flow);
+                }
+                inMap = holds;
             }
         }
 
