@@ -3,6 +3,7 @@ package dev.critpath.cli;
 import dev.critpath.bench.OfflineBench;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,11 +49,19 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** This JVM running this jar with the options the launcher gives analyze; null when not running from a jar. */
+    /**
+     * The checkout's launcher, which runs analyze as a user gets it (its JVM options and class
+     * archive); without one, this JVM running this jar with the launcher's options. Null when not
+     * running from a jar.
+     */
     private static List<String> critpathCommand() throws Exception {
         Path jar = Path.of(BenchCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         if (!jar.toString().endsWith(".jar")) {
             return null;
+        }
+        Path launcher = jar.resolveSibling("../../../critpath").normalize(); // the jar is flink-jobs/cli/target/critpath.jar
+        if (Files.isExecutable(launcher)) {
+            return List.of(launcher.toString());
         }
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         String opts = System.getenv("CRITPATH_JAVA_OPTS");

@@ -20,16 +20,24 @@ public final class TcpFlags {
         return (flags & bit) != 0;
     }
 
+    /** Every flags byte's letters, made once: an arc and a kept packet each name theirs. */
+    private static final String[] LETTERS_OF = new String[256];
+
+    static {
+        for (int f = 0; f < LETTERS_OF.length; f++) {
+            StringBuilder sb = new StringBuilder(4);
+            // SYN, FIN, RST, PSH first (tcpdump order), then the rest
+            for (int bit : new int[] {1, 0, 2, 3, 4, 5, 6, 7}) {
+                if ((f & (1 << bit)) != 0) {
+                    sb.append(LETTERS.charAt(bit));
+                }
+            }
+            LETTERS_OF[f] = sb.length() == 0 ? "." : sb.toString();
+        }
+    }
+
     /** tcpdump-style letters in a fixed order, e.g. "SA" for SYN/ACK, "." for none. */
     public static String letters(int flags) {
-        StringBuilder sb = new StringBuilder(4);
-        // SYN, FIN, RST, PSH first (tcpdump order), then the rest
-        int[] order = {1, 0, 2, 3, 4, 5, 6, 7};
-        for (int bit : order) {
-            if ((flags & (1 << bit)) != 0) {
-                sb.append(LETTERS.charAt(bit));
-            }
-        }
-        return sb.length() == 0 ? "." : sb.toString();
+        return LETTERS_OF[flags & 0xff];
     }
 }

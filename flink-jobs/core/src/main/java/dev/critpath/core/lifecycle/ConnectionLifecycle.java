@@ -281,21 +281,23 @@ public final class ConnectionLifecycle {
      * @return whether it goes on to be analysed (a half-open flow is a dead letter instead)
      */
     private boolean emit(String flow, ConnectionTrace t, FlowState s, boolean lastSegment, LifecycleActions out) {
-        List<PacketEvent> events = new ArrayList<>(t.packetCount());
+        PacketEvent[] events = new PacketEvent[t.packetCount()];
+        int n = 0;
         for (SensorCapture c : t.captures()) {
-            events.addAll(c.packets());
+            for (PacketEvent e : c.packets()) {
+                events[n++] = e;
+            }
         }
         if (!lastSegment && t.isHalfOpen()) {
-            halfOpenDeadLetter(events.get(0), events.size(), "", out);
+            halfOpenDeadLetter(events[0], events.length, "", out);
             return false;
         }
         out.finalised();
         if (!lastSegment) {
-            out.emit(new FinishedConnection(pathOf.apply(t), events.toArray(PacketEvent[]::new), s.overCap, flow, 0, true));
+            out.emit(new FinishedConnection(pathOf.apply(t), events, s.overCap, flow, 0, true, t));
         } else {
-            boolean nothingNew = events.size() == s.restartEvents;
-            out.emit(new FinishedConnection(s.pathKey, nothingNew ? new PacketEvent[0] : events.toArray(PacketEvent[]::new),
-                    s.overCap, flow, s.segments, true));
+            boolean nothingNew = events.length == s.restartEvents;
+            out.emit(new FinishedConnection(s.pathKey, nothingNew ? new PacketEvent[0] : events, s.overCap, flow, s.segments, true));
         }
         return true;
     }

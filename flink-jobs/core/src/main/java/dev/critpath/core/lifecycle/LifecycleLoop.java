@@ -2,7 +2,6 @@ package dev.critpath.core.lifecycle;
 
 import dev.critpath.core.event.PacketEvent;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,16 +14,21 @@ import java.util.function.Consumer;
  * them as the input allows, then {@link #endOfInput()}.
  */
 public final class LifecycleLoop {
-    private record Timer(long atMs, String flow) {
+    /** Like Flink's: one per flow and time, fired in time order. */
+    private record Timer(long atMs, String flow) implements Comparable<Timer> {
+        @Override
+        public int compareTo(Timer o) {
+            int c = Long.compare(atMs, o.atMs);
+            return c != 0 ? c : flow.compareTo(o.flow);
+        }
     }
 
     private final ConnectionLifecycle lifecycle;
     private final Consumer<FinishedConnection> finished;
     private final Consumer<Rejection> rejected;
-    private final Map<String, FlowState> states = new HashMap<>();
-    private final Map<String, List<PacketEvent>> buffers = new HashMap<>();
-    /** Like Flink's: one per flow and time, fired in time order. */
-    private final TreeSet<Timer> timers = new TreeSet<>(Comparator.comparingLong(Timer::atMs).thenComparing(Timer::flow));
+    /** Flows with state or buffered events: one lookup per event finds both. */
+    private final Map<String, Flow> flows = new HashMap<>();
+    private final TreeSet<Timer> timers = new TreeSet<>();
     private long watermarkMs = Long.MIN_VALUE;
 
     public LifecycleLoop(ConnectionLifecycle lifecycle, Consumer<FinishedConnection> finished, Consumer<Rejection> rejected) {
@@ -35,7 +39,11 @@ public final class LifecycleLoop {
 
     public void add(PacketEvent e) {
         String flow = e.communityId();
-        lifecycle.onEvent(flow, states.get(flow), e, watermarkMs, new FlowActions(flow));
+        Flow f = flows.get(flow);
+        if (f == null) {
+            f = new Flow(flow);
+        }
+        lifecycle.onEvent(flow, f.state, e, watermarkMs, f);
     }
 
     /** Moves the watermark (never back) and fires the timers it reached, in time order. */
@@ -46,8 +54,12 @@ public final class LifecycleLoop {
         watermarkMs = ms;
         while (!timers.isEmpty() && timers.first().atMs() <= ms) {
             Timer t = timers.pollFirst();
-            lifecycle.onTimer(t.flow(), states.get(t.flow()), t.atMs(), ms, () -> buffers.getOrDefault(t.flow(), List.of()),
-                    new FlowActions(t.flow()));
+            Flow f = flows.get(t.flow());
+            if (f == null) {
+                f = new Flow(t.flow());
+            }
+            Flow fired = f;
+            lifecycle.onTimer(t.flow(), f.state, t.atMs(), ms, () -> fired.buffer != null ? fired.buffer : List.of(), f);
         }
     }
 
@@ -58,7 +70,13 @@ public final class LifecycleLoop {
 
     /** Flows with state (connections and tombstones). */
     public int flowsWithState() {
-        return states.size();
+        int n = 0;
+        for (Flow f : flows.values()) {
+            if (f.state != null) {
+                n++;
+            }
+        }
+        return n;
     }
 
     public int timersSet() {
@@ -67,20 +85,41 @@ public final class LifecycleLoop {
 
     /** The flow's state, null when none is held. */
     public FlowState stateOf(String flow) {
-        return states.get(flow);
+        Flow f = flows.get(flow);
+        return f == null ? null : f.state;
     }
 
-    /** The actions on one flow, carried out on the maps. */
-    private final class FlowActions implements LifecycleActions {
+    /** One flow's state and buffer, and the actions on them; in the map while it holds either. */
+    private final class Flow implements LifecycleActions {
         private final String flow;
+        FlowState state;
+        List<PacketEvent> buffer;
+        private boolean inMap;
 
-        FlowActions(String flow) {
+        Flow(String flow) {
             this.flow = flow;
+        }
+
+        /** Into the map when it first holds something, out when it holds nothing. */
+        private void held() {
+            boolean holds = state != null || buffer != null;
+            if (holds != inMap) {
+                if (holds) {
+                    flows.put(flow, this);
+                } else {
+                    flows.remove(flow);
+                }
+                inMap = holds;
+            }
         }
 
         @Override
         public void buffer(PacketEvent e) {
-            buffers.computeIfAbsent(flow, k -> new ArrayList<>()).add(e);
+            if (buffer == null) {
+                buffer = new ArrayList<>();
+                held();
+            }
+            buffer.add(e);
         }
 
         @Override
@@ -89,12 +128,14 @@ public final class LifecycleLoop {
 
         @Override
         public void replaceBuffer(List<PacketEvent> events) {
-            buffers.put(flow, new ArrayList<>(events));
+            buffer = new ArrayList<>(events);
+            held();
         }
 
         @Override
         public void clearBuffer() {
-            buffers.remove(flow);
+            buffer = null;
+            held();
         }
 
         @Override
@@ -108,14 +149,16 @@ public final class LifecycleLoop {
         }
 
         @Override
-        public void store(FlowState state) {
-            states.put(flow, state);
+        public void store(FlowState s) {
+            state = s;
+            held();
         }
 
         @Override
         public void clear() {
-            states.remove(flow);
-            buffers.remove(flow);
+            state = null;
+            buffer = null;
+            held();
         }
 
         @Override

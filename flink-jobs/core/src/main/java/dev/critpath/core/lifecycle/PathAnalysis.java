@@ -83,6 +83,9 @@ public final class PathAnalysis {
     }
 
     private static List<ConnectionTrace> traces(FinishedConnection c) {
+        if (c.assembled() != null) {
+            return List.of(c.assembled());
+        }
         ConnectionAssembler assembler = new ConnectionAssembler();
         for (PacketEvent e : c.events()) {
             assembler.add(e);

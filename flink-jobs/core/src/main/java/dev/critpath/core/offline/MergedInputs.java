@@ -67,22 +67,27 @@ final class MergedInputs implements AutoCloseable {
         }
     }
 
-    private final List<Lane> lanes = new ArrayList<>();
+    /** An array: looked at twice per event, where a list's iterator would be garbage each time. */
+    private final Lane[] lanes;
     private final List<String> notes = new ArrayList<>();
 
     MergedInputs(List<EventInput> inputs) {
-        for (EventInput in : inputs) {
+        lanes = new Lane[inputs.size()];
+        for (int i = 0; i < lanes.length; i++) {
+            EventInput in = inputs.get(i);
             Lane lane = new Lane(in);
             lane.thread = new Thread(() -> readInto(lane), "read " + in.name());
             lane.thread.setDaemon(true);
-            lanes.add(lane);
+            lanes[i] = lane;
         }
     }
 
     /** Starts reading, and estimates the clock offsets from the inputs' first packets. */
     void start() throws InputFailedException, InterruptedException {
-        lanes.forEach(l -> l.thread.start());
-        if (lanes.size() > 1) {
+        for (Lane l : lanes) {
+            l.thread.start();
+        }
+        if (lanes.length > 1) {
             estimateOffsets();
         }
     }
@@ -119,12 +124,18 @@ final class MergedInputs implements AutoCloseable {
     }
 
     long bytesRead() {
-        return lanes.stream().mapToLong(l -> l.input.bytesRead()).sum();
+        long n = 0;
+        for (Lane l : lanes) {
+            n += l.input.bytesRead();
+        }
+        return n;
     }
 
     @Override
     public void close() {
-        lanes.forEach(l -> l.thread.interrupt());
+        for (Lane l : lanes) {
+            l.thread.interrupt();
+        }
     }
 
     private static void readInto(Lane lane) {
@@ -192,19 +203,19 @@ final class MergedInputs implements AutoCloseable {
             }
             syns.add(seen);
         }
-        for (int i = 1; i < lanes.size(); i++) {
+        for (int i = 1; i < lanes.length; i++) {
             long[] diffs = syns.get(i).entrySet().stream().filter(e -> syns.get(0).containsKey(e.getKey()))
                     .mapToLong(e -> e.getValue() - syns.get(0).get(e.getKey())).toArray();
-            Lane l = lanes.get(i);
+            Lane l = lanes[i];
             if (diffs.length == 0) {
                 notes.add(l.input.name() + ": no SYN in its first " + OFFSET_PREFIX + " packets was also in "
-                        + lanes.get(0).input.name() + "'s: merged by the files' own timestamps");
+                        + lanes[0].input.name() + "'s: merged by the files' own timestamps");
                 continue;
             }
             Arrays.sort(diffs);
             l.offsetUs = diffs[diffs.length / 2];
             notes.add(String.format(java.util.Locale.ROOT, "%s: clock %+.3f s from %s's (median of %d SYNs both saw), merged on the corrected time",
-                    l.input.name(), l.offsetUs / 1e6, lanes.get(0).input.name(), diffs.length));
+                    l.input.name(), l.offsetUs / 1e6, lanes[0].input.name(), diffs.length));
         }
     }
 }

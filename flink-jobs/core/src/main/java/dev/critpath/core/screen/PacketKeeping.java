@@ -18,6 +18,7 @@ import java.util.zip.CRC32;
  */
 public record PacketKeeping(int maxPerConnection, double boringSampleRate) {
     public static final PacketKeeping DEFAULTS = new PacketKeeping(20_000, 0.01);
+    public static final PacketKeeping NONE = new PacketKeeping(0, 0);
 
     public PacketKeeping {
         if (maxPerConnection < 0) {

@@ -87,6 +87,11 @@ public final class Screen {
         return rules;
     }
 
+    /** The same rules keeping no packets: for a caller that writes no `packets` table, making them is wasted work. */
+    public Screen keepingNoPackets() {
+        return new Screen(rules, PacketKeeping.NONE);
+    }
+
     /** Where most of the time beyond propagation went, so a verdict says what to look at first. */
     private static String largestShare(ConnectionProfile p) {
         Category top = Category.SERVER;

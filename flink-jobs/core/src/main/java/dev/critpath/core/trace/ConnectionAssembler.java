@@ -20,6 +20,11 @@ public final class ConnectionAssembler {
     private final long reuseIdleUs;
     private final Map<String, Map<String, List<PacketEvent>>> byFlowAndSensor = new LinkedHashMap<>();
     private final Map<String, SensorRole> roleHints = new LinkedHashMap<>();
+    /** The list the last event went to: a flow's events come in runs, looked up once per run. */
+    private String lastFlow;
+    private String lastSensor;
+    private SensorRole lastRole;
+    private List<PacketEvent> lastList;
 
     public ConnectionAssembler(long reuseIdleUs) {
         this.reuseIdleUs = reuseIdleUs;
@@ -30,10 +35,18 @@ public final class ConnectionAssembler {
     }
 
     public void add(PacketEvent e) {
-        byFlowAndSensor.computeIfAbsent(e.communityId(), k -> new LinkedHashMap<>())
-                .computeIfAbsent(e.sensor(), k -> new ArrayList<>()).add(e);
-        if (e.sensorRole() != null && e.sensorRole() != SensorRole.UNKNOWN) {
+        // the same string objects (each flow's are made once) mean the same list; equal copies only cost a lookup
+        boolean sameRun = e.communityId() == lastFlow && e.sensor() == lastSensor;
+        if (!sameRun) {
+            lastFlow = e.communityId();
+            lastSensor = e.sensor();
+            lastRole = null;
+            lastList = byFlowAndSensor.computeIfAbsent(lastFlow, k -> new LinkedHashMap<>()).computeIfAbsent(lastSensor, k -> new ArrayList<>());
+        }
+        lastList.add(e);
+        if (e.sensorRole() != null && e.sensorRole() != SensorRole.UNKNOWN && e.sensorRole() != lastRole) {
             roleHints.put(e.sensor(), e.sensorRole());
+            lastRole = e.sensorRole();
         }
     }
 
@@ -43,13 +56,25 @@ public final class ConnectionAssembler {
         for (Map.Entry<String, Map<String, List<PacketEvent>>> flow : byFlowAndSensor.entrySet()) {
             List<List<Instance>> perSensor = new ArrayList<>();
             for (Map.Entry<String, List<PacketEvent>> s : flow.getValue().entrySet()) {
-                List<PacketEvent> pkts = new ArrayList<>(s.getValue());
-                pkts.sort(PacketEvent.CAPTURE_ORDER);
-                perSensor.add(split(s.getKey(), pkts));
+                perSensor.add(split(s.getKey(), inCaptureOrder(s.getValue())));
             }
             out.addAll(pair(flow.getKey(), perSensor));
         }
         return out;
+    }
+
+    /** The packets as captured: nearly always in that order already, so sorted (a copy) only when not. */
+    private static List<PacketEvent> inCaptureOrder(List<PacketEvent> pkts) {
+        for (int i = 1, n = pkts.size(); i < n; i++) {
+            PacketEvent a = pkts.get(i - 1);
+            PacketEvent b = pkts.get(i);
+            if (a.tsUs() > b.tsUs() || a.tsUs() == b.tsUs() && a.captureIndex() > b.captureIndex()) {
+                List<PacketEvent> sorted = new ArrayList<>(pkts);
+                sorted.sort(PacketEvent.CAPTURE_ORDER);
+                return sorted;
+            }
+        }
+        return pkts;
     }
 
     /** One sensor's packets of one flow cut into connection instances. */

@@ -60,6 +60,9 @@ public final class ReceivedBytes {
     }
 
     private boolean covered(long seq, long end) {
+        if (islands.isEmpty()) { // the usual case: no boxed lookup
+            return false;
+        }
         if (seq < rcvNxt) {
             seq = rcvNxt;
         }

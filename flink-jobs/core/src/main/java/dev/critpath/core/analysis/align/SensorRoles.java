@@ -2,14 +2,13 @@ package dev.critpath.core.analysis.align;
 
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.LongSet;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayDeque;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /** Which of a connection's sensors sits at the client's side and which at the server's. */
 final class SensorRoles {
@@ -143,8 +142,8 @@ final class SensorRoles {
     static long minTurnaround(List<Packet> pkts, Direction from) {
         boolean fromC2s = from == Direction.C2S;
         ArrayDeque<Packet> pending = new ArrayDeque<>();
-        Set<Long> sent = new HashSet<>();
-        Set<Long> sentTwice = new HashSet<>();
+        LongSet sent = new LongSet();
+        LongSet sentTwice = new LongSet();
         long best = Long.MAX_VALUE;
         for (Packet p : pkts) {
             if (p.c2s == fromC2s) {

@@ -38,7 +38,7 @@ public final class SensorView {
         this.sensor = sensor;
         this.hint = hint;
         this.frames = List.copyOf(frames);
-        this.pkts = List.copyOf(pkts);
+        this.pkts = superSegments == 0 ? this.frames : List.copyOf(pkts); // nothing split: the same packets
         this.duplicatesRemoved = duplicatesRemoved;
         this.reorderedInCapture = reorderedInCapture;
         this.superSegments = superSegments;

@@ -20,6 +20,8 @@ import java.util.List;
  * that end is the one no sensor watched; a loss arc is named by how the loss was recognised.
  */
 public final class ArcCategories {
+    /** Category.ALL as an array: looped over for every arc, where a list's iterator is garbage each time. */
+    private static final Category[] CATEGORIES = Category.ALL.toArray(Category[]::new);
     private final long idleThresholdUs;
     private final CriticalPath cp;
     private final Timeline tl;
@@ -86,7 +88,7 @@ public final class ArcCategories {
     private static Category largest(CategoryTimes ct) {
         Category main = Category.UNKNOWN;
         long best = -1;
-        for (Category c : Category.ALL) {
+        for (Category c : CATEGORIES) {
             if (ct.get(c) > best) {
                 best = ct.get(c);
                 main = c;
@@ -116,7 +118,7 @@ public final class ArcCategories {
             }
             long offset = lo - a.fromUs();
             long span = hi - lo;
-            for (Category c : Category.ALL) {
+            for (Category c : CATEGORIES) {
                 long part = a.times().get(c);
                 if (part == 0) {
                     continue;

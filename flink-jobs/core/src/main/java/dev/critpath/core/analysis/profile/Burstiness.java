@@ -2,9 +2,9 @@ package dev.critpath.core.analysis.profile;
 
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -31,7 +31,7 @@ final class Burstiness {
         if (data.size() < 2) {
             return;
         }
-        data.sort(Comparator.comparingLong(Tx::dep));
+        InOrder.sortBy(data, Tx::dep);
         long span = data.get(data.size() - 1).dep() - data.get(0).dep();
         long rated = 0;
         for (Tx t : data.subList(1, data.size())) {

@@ -147,6 +147,9 @@ public final class Profiler {
             } else if (t.has(TcpFlags.SYN) && t.has(TcpFlags.ACK) && synAck == Tx.NONE && t.arr() != Tx.NONE) {
                 synAck = t.arr();
             }
+            if (syn != Tx.NONE && synAck != Tx.NONE) {
+                break; // both found: nothing later changes them
+            }
         }
         return syn == Tx.NONE || synAck == Tx.NONE ? -1 : synAck - syn;
     }
@@ -163,8 +166,17 @@ public final class Profiler {
             supers += v.superSegments;
             reordered += v.reorderedInCapture;
         }
-        boolean closed = tl.txs.stream().anyMatch(t -> t.has(TcpFlags.FIN) || t.has(TcpFlags.RST));
         return new ConnectionProfile.Quality(c2s.outOfWindow + s2c.outOfWindow, tl.captureGaps,
-                tl.lostBetweenSensors, tl.acksLostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed, eventsOverCap);
+                tl.lostBetweenSensors, tl.acksLostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed(tl.txs), eventsOverCap);
+    }
+
+    /** A FIN or RST anywhere; looked for from the end, where a close is. */
+    private static boolean closed(List<Tx> txs) {
+        for (int i = txs.size() - 1; i >= 0; i--) {
+            if (txs.get(i).has(TcpFlags.FIN) || txs.get(i).has(TcpFlags.RST)) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -5,7 +5,9 @@ import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.SequenceSpace;
+import java.util.List;
 
 /** The forward pass's result: both senders replayed, what each counted, and what it learned about every transmission. */
 public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks marks) {
@@ -17,11 +19,20 @@ public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks m
      */
     public static SenderReplay of(Timeline tl, SequenceSpace space, AnalysisConfig cfg) {
         SenderMarks marks = new SenderMarks(tl.txs.size());
-        boolean sack = space.sackPermitted || tl.txs.stream().anyMatch(t -> t.p.sack != null);
+        boolean sack = space.sackPermitted || anySackBlocks(tl.txs);
         DirectionStats c2s = new SenderSim(tl.txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, tl.txs, Direction.C2S),
                 space.wscaleServer, sack, marks, tl.mode.unwatched() == Endpoint.CLIENT).run();
         DirectionStats s2c = new SenderSim(tl.txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, tl.txs, Direction.S2C),
                 space.wscaleClient, sack, marks, tl.mode.unwatched() == Endpoint.SERVER).run();
         return new SenderReplay(c2s, s2c, marks);
+    }
+
+    private static boolean anySackBlocks(List<Tx> txs) {
+        for (Tx t : txs) {
+            if (t.p.sack != null) {
+                return true;
+            }
+        }
+        return false;
     }
 }

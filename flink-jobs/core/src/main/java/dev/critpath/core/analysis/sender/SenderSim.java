@@ -56,8 +56,8 @@ public final class SenderSim {
 
     /** Replays the direction once; returns what it counted. */
     public DirectionStats run() {
-        List<Tx> sends = new ArrayList<>();
-        List<Tx> ackArrivals = new ArrayList<>();
+        List<Tx> sends = new ArrayList<>(s.txs.size());
+        List<Tx> ackArrivals = new ArrayList<>(s.txs.size());
         for (Tx t : s.txs) {
             if (t.direction() == dir && t.dep() != Tx.NONE) {
                 sends.add(t);
