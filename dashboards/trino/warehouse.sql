@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS critpath.profiles (
   capture_gaps integer,
   lost_between_sensors integer,
   acks_lost_between_sensors integer,
+  side_contradicted boolean,
   duplicates_removed integer,
   super_segments integer,
   reordered_in_capture integer,

@@ -33,6 +33,13 @@ final class SensorRoles {
         return seen != SensorRole.UNKNOWN ? seen == SensorRole.CLIENT : nearClientScore(v) < 0;
     }
 
+    /** The side configured or hinted for this sensor is not where its packets say it sits. */
+    static boolean contradicted(SensorView v, AnalysisConfig cfg) {
+        SensorRole stated = hint(v, cfg);
+        SensorRole seen = evidence(v);
+        return stated != SensorRole.UNKNOWN && seen != SensorRole.UNKNOWN && stated != seen;
+    }
+
     /**
      * Where a sensor sits by what its packets say, UNKNOWN when they say nothing or disagree:
      * <ul>
