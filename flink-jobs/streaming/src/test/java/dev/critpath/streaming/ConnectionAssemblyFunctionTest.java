@@ -24,6 +24,8 @@ class ConnectionAssemblyFunctionTest {
         StreamConfig cfg = StreamConfig.defaults("localhost:9092", "unused");
         harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ConnectionAssemblyFunction(cfg)),
                 PacketEvent::communityId, Types.STRING);
+        // the job's own serializer for what it emits, as the job's graph uses it
+        harness.setup(EventSerializers.FINISHED_CONNECTION.createSerializer(new org.apache.flink.api.common.ExecutionConfig()));
         harness.open();
     }
 
