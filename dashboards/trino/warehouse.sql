@@ -65,6 +65,8 @@ CREATE TABLE IF NOT EXISTS critpath.profiles (
   out_of_window bigint,
   capture_gaps integer,
   lost_between_sensors integer,
+  acks_lost_between_sensors integer,
+  side_contradicted boolean,
   duplicates_removed integer,
   super_segments integer,
   reordered_in_capture integer,

@@ -61,9 +61,13 @@ def usage_error(message):
     return 2
 
 
-def command_fixtures(_args):
+def command_fixtures(args):
+    unknown = [name for name in args.scenarios if name not in BY_NAME or not BY_NAME[name].fixture]
+    if unknown:
+        print(f"critpath-lab fixtures: not fixture scenarios: {', '.join(unknown)}", file=sys.stderr)
+        return 2
     require_machine(need_go=processes.delayline_is_stale())
-    return report(regenerate())
+    return report(regenerate(args.scenarios))
 
 
 def report(results):
@@ -88,8 +92,9 @@ def command_topology(args):
     topology.up(scenario)
     delayline = None
     try:
-        config = {"delay_us": both(args.delay_us) if args.delay_us is not None else scenario.delay_us,
-                  "jitter_us": both(args.jitter_us), "drop_rules": args.drop, "random_loss": None, "seed": 1}
+        config = scenario.delayline_config(both(args.delay_us) if args.delay_us is not None else scenario.delay_us,
+                                           args.drop, both(args.jitter_us) if args.jitter_us is not None else None,
+                                           random_loss=False)
         log_dir = f"/tmp/{topology.prefix}logs"
         os.makedirs(log_dir, exist_ok=True)
         delayline = processes.start_delayline(topology.router, config, f"{log_dir}/delayline-config.json",
@@ -136,8 +141,10 @@ def parser():
     c.set_defaults(func=command_run)
 
     c = commands.add_parser("fixtures", help="regenerate testdata/lab (every scenario except benchmarks)",
-                            description="Runs every fixture scenario and replaces testdata/lab with the results "
-                                        "and a README, only if all of them behaved as intended.")
+                            description="Runs every fixture scenario, or the ones named, and puts the results into "
+                                        "testdata/lab (replaced whole when every scenario ran) and renders its "
+                                        "README, only if all of them behaved as intended.")
+    c.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="only these scenarios (default: all)")
     c.set_defaults(func=command_fixtures)
 
     c = commands.add_parser("cleanup", help="remove namespaces (and their processes) left by dead lab runs")
@@ -149,9 +156,9 @@ def parser():
 
     c = commands.add_parser("topology", help="bring a testbed up for manual use until Ctrl-C")
     c.add_argument("--scenario", default="dl-20k", choices=sorted(BY_NAME),
-                   help="take network settings (sack, cc, rates, offload...) from this scenario")
+                   help="take network settings (sack, cc, rates and queues, batches, offload...) from this scenario")
     c.add_argument("--delay-us", type=int, help="one-way delay in both directions (default: the scenario's)")
-    c.add_argument("--jitter-us", type=int, default=0, help="uniform extra delay 0..J, never reordering")
+    c.add_argument("--jitter-us", type=int, help="uniform extra delay 0..J, never reordering (default: the scenario's)")
     c.add_argument("--drop", type=rule_argument, action="append", default=[],
                    help="drop rule DIR:KIND[=VALUE][:times=K], e.g. s2c:offset=30000 (repeatable)")
     c.set_defaults(func=command_topology)

@@ -24,10 +24,3 @@ def snapshot(ns):
 
 def delta(before, after):
     return {name: after.get(name, 0) - before.get(name, 0) for name in COUNTERS}
-
-
-def qdisc_delta(before, after):
-    """Per-direction rate limiter deltas (see Topology.qdisc_stats); None without a limiter."""
-    return {direction: None if before[direction] is None else
-            {key: after[direction][key] - value for key, value in before[direction].items()}
-            for direction in before}

@@ -119,10 +119,8 @@ class ScenarioRun:
         started = time.monotonic()
         delayline_log = self.log("delayline.jsonl")
         log_start = os.path.getsize(delayline_log) if os.path.exists(delayline_log) else 0
-        config = {"delay_us": delay_us, "jitter_us": s.jitter_us, "drop_rules": rules,
-                  "random_loss": s.random_loss, "seed": s.seed or 1}
-        delayline = processes.start_delayline(self.topology.router, config, self.log(f"delayline-{index + 1}.json"),
-                                              delayline_log, self.log("delayline.stderr"))
+        delayline = processes.start_delayline(self.topology.router, s.delayline_config(delay_us, rules),
+                                              self.log(f"delayline-{index + 1}.json"), delayline_log, self.log("delayline.stderr"))
         try:
             before = self.counters()
             processes.run_client(self.topology.client, client_argv(plan, self.log("client.jsonl")),
@@ -138,16 +136,14 @@ class ScenarioRun:
             events = [json.loads(line) for line in f if line.strip()]
         client = read_jsonl(self.log("client.jsonl"))[-1]
         kernel_truth = {"server": kernel.delta(before["server"], after["server"]),
-                        "client": kernel.delta(before["client"], after["client"]),
-                        "router": kernel.qdisc_delta(before["router"], after["router"])}
+                        "client": kernel.delta(before["client"], after["client"])}
         drops = sum("summary" not in e for e in events)
         self.say(f"connection {index + 1} done in {time.monotonic() - started:.2f} s: port {client['local_port']}, "
                  f"{drops} drop(s), server retransmits {kernel_truth['server']['TcpRetransSegs']}")
         return ConnectionRun(plan, delay_us, client, events, kernel_truth)
 
     def counters(self):
-        return {"server": kernel.snapshot(self.topology.server), "client": kernel.snapshot(self.topology.client),
-                "router": self.topology.qdisc_stats()}
+        return {"server": kernel.snapshot(self.topology.server), "client": kernel.snapshot(self.topology.client)}
 
 
 def run_scenarios(scenarios, out_root, keep_logs):

@@ -60,10 +60,12 @@ class Scenario:
     jitter_us: dict = field(default_factory=lambda: both(0))
     rate_kbit: dict = field(default_factory=lambda: both(None))
     queue_bytes: dict = field(default_factory=lambda: both(None))
+    batch_us: dict = field(default_factory=lambda: both(0))  # release in batches (ACK compression)
     cc: str = "reno"
     sack: bool = False
     timestamps: bool = True
     initcwnd: int = 10
+    early_retrans: int = 3               # net.ipv4.tcp_early_retrans: 3 (Linux default) allows tail loss probes
     offload: bool = False
     client_quickack: bool = False        # client route "quickack 1": no delayed ACKs
     server_clock_offset_us: int = 0
@@ -77,13 +79,19 @@ class Scenario:
     expect: tuple = ()
     notes: str = ""                      # why parameters differ from the first idea
 
+    def delayline_config(self, delay_us, drop_rules, jitter_us=None, random_loss=True):
+        """The delay line's JSON config for one connection (see lab/delayline -h)."""
+        return {"delay_us": delay_us, "jitter_us": jitter_us or self.jitter_us, "drop_rules": drop_rules,
+                "random_loss": self.random_loss if random_loss else None, "seed": self.seed or 1,
+                "rate_kbit": self.rate_kbit, "queue_bytes": self.queue_bytes, "batch_us": self.batch_us}
+
     def config(self):
         """The "config" object of truth.json, drop rules as written (offset may be "last")."""
         return {
             "delay_us": self.delay_us, "jitter_us": self.jitter_us,
-            "rate_kbit": self.rate_kbit, "queue_bytes": self.queue_bytes,
+            "rate_kbit": self.rate_kbit, "queue_bytes": self.queue_bytes, "batch_us": self.batch_us,
             "cc": self.cc, "sack": self.sack, "timestamps": self.timestamps,
-            "initcwnd": self.initcwnd, "offload": self.offload,
+            "initcwnd": self.initcwnd, "early_retrans": self.early_retrans, "offload": self.offload,
             "server_clock_offset_us": self.server_clock_offset_us,
             "drop_rules": None if self.drop_rules is None else list(self.drop_rules),
             "random_loss": self.random_loss, "seed": self.seed,
@@ -154,18 +162,39 @@ SCENARIOS = (
              download(500_000), delay_us=both(20 * MS),
              rate_kbit={"c2s": None, "s2c": 4_000}, queue_bytes={"c2s": None, "s2c": 400_000},
              expect=NO_LOSS,
-             notes="A 150 KB queue overflowed in slow start (66 tbf drops, Reno recovery), so the "
-                   "queue is 400 KB: the point is queuing delay, and tbf drops are not in truth's drops."),
+             notes="A 150 KB queue overflowed in slow start (66 drops, Reno recovery), so the "
+                   "queue is 400 KB: the point is queuing delay; shallow-queue is the overflowing one."),
+    Scenario("shallow-queue",
+             "500 KB, 20 ms, s2c limited to 4 Mbit/s with a shallow (30 KB) queue: slow start "
+             "overflows it, the queue drops data in bursts and the server recovers by fast retransmits, "
+             "and by timeouts where Reno's recovery cannot repair a window's losses",
+             download(500_000), delay_us=both(20 * MS),
+             rate_kbit={"c2s": None, "s2c": 4_000}, queue_bytes={"c2s": None, "s2c": 30_000},
+             expect=(("drops.data", 1, None), ("drops.ack", 0, 0), ("server.TcpExtTCPFastRetrans", 1, None))),
     Scenario("slow-uplink",
-             "500 KB, 20 ms, s2c 20 Mbit/s, ACK direction 64 kbit/s with a 3 KB queue: "
-             "ACKs are delayed and many tail-dropped at the uplink queue (asymmetric network); the "
+             "500 KB, 20 ms, s2c 20 Mbit/s (150 KB queue), ACK direction 64 kbit/s with a 3 KB queue: "
+             "ACKs are delayed and many dropped at the uplink queue (asymmetric network); the "
              "client's FIN may be dropped there too and come again after an RTO",
              download(500_000), delay_us=both(20 * MS),
              rate_kbit={"c2s": 64, "s2c": 20_000}, queue_bytes={"c2s": 3_000, "s2c": 150_000},
-             expect=(("drops", 0, 0), ("router.c2s.qdisc_dropped", 1, None), ("router.s2c.qdisc_dropped", 0, 0),
-                     ("server.TcpRetransSegs", 0, 0)),
-             notes="Uplink drops happen in the router's tbf queue, not in the delay line: truth's drops "
-                   "is empty and kernel.router.c2s.qdisc_dropped counts them."),
+             expect=(("drops.ack", 1, None), ("drops.data", 0, 0), ("server.TcpRetransSegs", 0, 0))),
+    Scenario("uplink-ack-loss",
+             "500 KB, 20 ms, ACK direction 64 kbit/s with a 500-byte queue, s2c 10 Mbit/s with a 100 KB "
+             "queue: the uplink carries fewer ACKs than the client sends and drops most of them; each "
+             "ACK that gets through releases a burst, and in slow start the bursts overflow the downlink "
+             "queue too (paper 004's asymmetric network)",
+             download(500_000), delay_us=both(20 * MS),
+             rate_kbit={"c2s": 64, "s2c": 10_000}, queue_bytes={"c2s": 500, "s2c": 100_000},
+             expect=(("drops.ack", 10, None),)),
+    Scenario("jitter",
+             "200 KB, 20 ms, each packet of both directions held 0-10 ms more at random (uniform, "
+             "seeded), never reordered: a packet whose draw would overtake its predecessor leaves "
+             "right behind it",
+             download(200_000), delay_us=both(20 * MS), jitter_us=both(10 * MS), seed=7103, expect=NO_LOSS),
+    Scenario("ack-compression",
+             "500 KB, 20 ms, the ACK direction released in batches every 10 ms (ACK compression): "
+             "the server receives ACKs in bunches and answers each bunch with a burst",
+             download(500_000), delay_us=both(20 * MS), batch_us={"c2s": 10 * MS, "s2c": 0}, expect=NO_LOSS),
     Scenario("zero-window",
              "500 KB to a slow reader (SO_RCVBUF 8 KB, reads 4 KB then sleeps 50 ms, no delayed ACKs), "
              "10 ms: the receive window closes again and again (zero-window advertisements) and the "
@@ -194,6 +223,26 @@ SCENARIOS = (
     replace(TAIL_TIMEOUT, name="sack-tail-loss", sack=True,
             description="tail-timeout with SACK on: a tail loss probe repairs the loss before any RTO",
             expect=(("drops", 1, 1), ("server.TcpExtTCPLossProbes", 1, None), ("server.TcpExtTCPTimeouts", 0, 0))),
+    replace(TAIL_TIMEOUT, name="tlp-off-sack", sack=True, early_retrans=0,
+            description="tail-timeout with SACK on and tail loss probes off (net.ipv4.tcp_early_retrans=0): "
+                        "the retransmission timer repairs the tail",
+            expect=(("drops", 1, 1), ("server.TcpExtTCPLossProbes", 0, 0), ("server.TcpExtTCPTimeouts", 1, 1))),
+    Scenario("synack-loss",
+             "20 KB, 25 ms, the first SYN-ACK dropped: the client's SYN timer (1 s) re-sends its SYN and "
+             "the server answers with its SYN-ACK again, unless its own 1 s SYN-ACK timer beat that SYN",
+             download(20_000), delay_us=both(25 * MS), drop_rules=({"dir": "s2c", "kind": "synack", "times": 1},),
+             expect=(("drops.synack", 1, 1), ("drops", 1, 1), ("client.TcpExtTCPTimeouts", 1, 1))),
+    Scenario("request-loss",
+             "20 KB, 25 ms, the first transmission of the client's request dropped: the client's "
+             "retransmission timer re-sends it",
+             download(20_000), delay_us=both(25 * MS), drop_rules=drop_first("c2s", 0),
+             expect=(("drops.data", 1, 1), ("drops", 1, 1), ("client.TcpExtTCPTimeouts", 1, 1),
+                     ("client.TcpRetransSegs", 1, 1))),
+    Scenario("random-loss",
+             "500 KB, 20 ms, SACK on, 2 % of the server's data packets dropped at random (seeded): "
+             "recovery by fast retransmits, tail loss probes or timeouts",
+             download(500_000), delay_us=both(20 * MS), sack=True, random_loss={"c2s": 0, "s2c": 0.02}, seed=7102,
+             expect=(("drops.data", 1, None), ("server.TcpRetransSegs", 1, None))),
     replace(CLOCK_OFFSET, name="cubic-clock-offset", cc="cubic",
             description="clock-offset with CUBIC on the server socket"),
     replace(CLOCK_OFFSET, name="sack-clock-offset", sack=True, description="clock-offset with SACK on"),

@@ -40,7 +40,6 @@ def run(argv, check=True, timeout=60, **popen):
 
 REQUIRED_TOOLS = {
     "ip": "iproute2",
-    "tc": "iproute2",
     "ss": "iproute2",
     "nstat": "iproute2",
     "tcpdump": "tcpdump",

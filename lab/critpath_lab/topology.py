@@ -7,7 +7,7 @@
                                   tun0 <-> delay line (Go)
                        packets written back into tun0 use the main table
 
-Rate limits (tbf) sit on the router's egress veth of each direction.
+Rate limits, queues and their drops are the delay line's, so that every drop is logged.
 """
 
 import os
@@ -23,7 +23,7 @@ ROUTER_SERVER_ADDR = "10.71.2.1"
 CLIENT_IF = SERVER_IF = "eth0"
 TUN = "tun0"
 FORWARD_TABLE = "100"
-# The router's egress veth of each direction, where its tbf goes.
+# The router's egress veth of each direction.
 EGRESS = {"c2s": "to-server", "s2c": "to-client"}
 OFFLOADS = ("tso", "gso", "gro", "lro", "ufo")
 NAME_PATTERN = re.compile(r"^cpl-(\d+)-(client|router|server)$")
@@ -73,12 +73,6 @@ class Topology:
         for dev in EGRESS.values():
             run(router + ["rule", "add", "iif", dev, "lookup", FORWARD_TABLE])
         run(router + ["route", "add", "default", "dev", TUN, "table", FORWARD_TABLE])
-        for direction, dev in EGRESS.items():
-            rate, queue = scenario.rate_kbit[direction], scenario.queue_bytes[direction]
-            if rate is not None:
-                # burst: two full frames, so the rate holds at packet granularity.
-                run(["tc", "-n", self.router, "qdisc", "add", "dev", dev, "root", "tbf",
-                     "rate", f"{rate}kbit", "burst", "3028", "limit", str(queue)])
         for ns, gateway in ((self.client, ROUTER_CLIENT_ADDR), (self.server, ROUTER_SERVER_ADDR)):
             quickack = ["quickack", "1"] if ns == self.client and scenario.client_quickack else []
             run(["ip", "-n", ns, "route", "add", "default", "via", gateway,
@@ -91,21 +85,12 @@ class Topology:
                 # Earlier connections must not seed ssthresh or RTT of later ones.
                 "net.ipv4.tcp_no_metrics_save": 1,
                 "net.ipv4.tcp_window_scaling": 1,
+                "net.ipv4.tcp_early_retrans": scenario.early_retrans,
             })
 
     def down(self):
         """Ends the processes left in the namespaces and deletes them (and their devices)."""
         remove_namespaces([ns for ns in self.namespaces if ns in list_namespaces()])
-
-    def qdisc_stats(self):
-        """Packets sent and dropped by each direction's rate limiter, or None where there is none."""
-        stats = {}
-        for direction, dev in EGRESS.items():
-            out = run(["tc", "-n", self.router, "-s", "qdisc", "show", "dev", dev])
-            match = re.search(r"qdisc tbf .*?Sent \d+ bytes (\d+) pkt \(dropped (\d+), overlimits (\d+)", out, re.S)
-            stats[direction] = None if match is None else dict(
-                zip(("qdisc_sent_packets", "qdisc_dropped", "qdisc_overlimits"), map(int, match.groups())))
-        return stats
 
 
 def sysctl(ns, settings):

@@ -19,7 +19,7 @@ class ConnectionRun:
     delay_us: dict
     client: dict            # the client's JSON line
     delayline_events: list  # the delay line's JSON lines of this connection
-    kernel: dict            # {"server": deltas, "client": deltas, "router": qdisc deltas}
+    kernel: dict            # {"server": deltas, "client": deltas}
 
 
 def read_jsonl(path):
@@ -66,8 +66,21 @@ def connection_truth(run, server_requests, client_span, server_span):
         },
         "drops": [{key: event[key] for key in DROP_KEYS} for event in run.delayline_events
                   if "summary" not in event],
+        "delay_line": delay_line_summary(run.delayline_events),
         "kernel": run.kernel,
     }
+
+
+def delay_line_summary(events):
+    """The delay line's own account of the connection: packets forwarded and dropped per
+    direction, and per direction the delays it added beyond the configured one as packets,
+    sum_us, min_us and max_us: "extra" (waiting and serialisation at a bottleneck, jitter,
+    holding back to keep order, batching; its min_us is part of the path's fixed delay) and
+    "queued" (waiting behind other packets at a bottleneck)."""
+    summaries = [e for e in events if "summary" in e]
+    if len(summaries) != 1:
+        raise LabError(f"the delay line wrote {len(summaries)} summaries for one connection")
+    return {key: summaries[0][key] for key in ("forwarded", "dropped", "extra_delay")}
 
 
 def scenario_truth(scenario, runs, server_log, client_spans, server_spans, generated_at, kernel_release):
@@ -93,10 +106,14 @@ def scenario_truth(scenario, runs, server_log, client_spans, server_spans, gener
 
 
 def total(truth, path):
-    """Sums a fact over all connections: "drops" counts drops, anything else is a path
-    into each connection's "kernel" object, e.g. "server.TcpExtTCPFastRetrans"."""
+    """Sums a fact over all connections: "drops" counts drops, "drops.KIND" those of one kind
+    (data, ack, syn, synack, fin), anything else is a path into each connection's "kernel"
+    object, e.g. "server.TcpExtTCPFastRetrans"."""
     if path == "drops":
         return sum(len(c["drops"]) for c in truth["connections"])
+    if path.startswith("drops."):
+        kind = path.removeprefix("drops.")
+        return sum(d["kind"] == kind for c in truth["connections"] for d in c["drops"])
     value = 0
     for connection in truth["connections"]:
         node = connection["kernel"]

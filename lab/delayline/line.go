@@ -3,6 +3,7 @@ package main
 import (
 	"math/rand"
 	"runtime"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -16,40 +17,105 @@ type queued struct {
 	release time.Time
 }
 
-// delayLine delays the packets of one direction. Release times never decrease
-// (release = max(arrival+delay+jitter, previous release)), so a FIFO channel is
-// also a time-ordered queue and jitter cannot reorder packets.
-type delayLine struct {
+// shape is what one direction of the emulated path does to its packets.
+type shape struct {
 	delay, jitter time.Duration
-	rng           *rand.Rand
-	last          time.Time
-	queue         chan queued
+	// rateKbit > 0 makes the direction a bottleneck link: packets are
+	// serialised at this rate (IP bytes) behind a drop-tail queue of
+	// queueBytes, before the delay.
+	rateKbit, queueBytes int64
+	// batch > 0 holds packets and releases them together at the next multiple
+	// of batch on the wall clock (ACK compression).
+	batch time.Duration
 }
 
-func newDelayLine(delay, jitter time.Duration, seed int64, capacity int) *delayLine {
-	return &delayLine{delay: delay, jitter: jitter, rng: rand.New(rand.NewSource(seed)), queue: make(chan queued, capacity)}
+// delayLine delays the packets of one direction. Release times never decrease
+// (release = max(departure+delay+jitter, previous release)), so a FIFO channel
+// is also a time-ordered queue and jitter cannot reorder packets.
+type delayLine struct {
+	shape
+	rng      *rand.Rand
+	last     time.Time
+	linkFree time.Time // when the bottleneck link finishes serialising what it holds
+	queue    chan queued
+
+	mu     sync.Mutex // the reader records, the summary reads
+	extra  delayStats // beyond the delay: bottleneck wait and serialisation, jitter, holding back for order, batching
+	queued delayStats // waiting behind other packets at the bottleneck
 }
 
-// schedule returns the release time of a packet that arrived at now.
-func (l *delayLine) schedule(now time.Time) time.Time {
-	release := now.Add(l.delay)
+// delayStats summarises extra delays in µs for the summary line.
+type delayStats struct {
+	Packets int64 `json:"packets"`
+	SumUs   int64 `json:"sum_us"`
+	MinUs   int64 `json:"min_us"`
+	MaxUs   int64 `json:"max_us"`
+}
+
+func (s *delayStats) add(d time.Duration) {
+	us := d.Microseconds()
+	if s.Packets == 0 || us < s.MinUs {
+		s.MinUs = us
+	}
+	s.Packets++
+	s.SumUs += us
+	s.MaxUs = max(s.MaxUs, us)
+}
+
+// stats returns the extra delays so far.
+func (l *delayLine) stats() map[string]delayStats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return map[string]delayStats{"extra": l.extra, "queued": l.queued}
+}
+
+func newDelayLine(s shape, seed int64, capacity int) *delayLine {
+	return &delayLine{shape: s, rng: rand.New(rand.NewSource(seed)), queue: make(chan queued, capacity)}
+}
+
+// schedule returns the release time of a packet of size IP bytes that arrived
+// at now; false when the bottleneck's queue has no room for it.
+func (l *delayLine) schedule(now time.Time, size int) (time.Time, bool) {
+	departure := now
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.rateKbit > 0 {
+		if waiting := l.linkFree.Sub(now); waiting > 0 && int64(waiting)*l.rateKbit/8e6+int64(size) > l.queueBytes {
+			return time.Time{}, false
+		}
+		if l.linkFree.After(now) {
+			departure = l.linkFree
+		}
+		l.queued.add(departure.Sub(now))
+		departure = departure.Add(time.Duration(int64(size) * 8e6 / l.rateKbit))
+		l.linkFree = departure
+	}
+	release := departure.Add(l.delay)
 	if l.jitter > 0 {
 		release = release.Add(time.Duration(l.rng.Int63n(int64(l.jitter/time.Microsecond)+1)) * time.Microsecond)
+	}
+	if l.batch > 0 {
+		release = time.Unix(0, (release.UnixNano()+int64(l.batch)-1)/int64(l.batch)*int64(l.batch))
 	}
 	if release.Before(l.last) {
 		release = l.last
 	}
 	l.last = release
-	return release
+	l.extra.add(release.Sub(now.Add(l.delay)))
+	return release, true
 }
 
-// enqueue schedules pkt; it reports false when the queue is full.
-func (l *delayLine) enqueue(pkt []byte, now time.Time) bool {
+// enqueue schedules pkt; it returns the reason when it drops it instead.
+func (l *delayLine) enqueue(pkt []byte, now time.Time) string {
+	release, ok := l.schedule(now, len(pkt))
+	if !ok {
+		return "queue"
+	}
 	select {
-	case l.queue <- queued{pkt, l.schedule(now)}:
-		return true
+	case l.queue <- queued{pkt, release}:
+		return ""
 	default:
-		return false
+		return "delay line full"
 	}
 }
 

@@ -1,8 +1,10 @@
 // Command delayline is the critpath trace lab's userspace link emulator. It
 // reads the packets the router namespace routes into a TUN device, delays each
 // direction by a fixed one-way delay (plus optional jitter that never
-// reorders), drops packets chosen by deterministic rules or seeded random loss,
-// and writes the rest back into the device. Every drop is logged as a JSON line.
+// reorders), optionally serialises it at a bottleneck rate behind a drop-tail
+// queue or releases it in batches, drops packets chosen by deterministic rules
+// or seeded random loss, and writes the rest back into the device. Every drop
+// is logged as a JSON line.
 package main
 
 import (
@@ -35,7 +37,13 @@ Drop rules (-drop, repeatable) have the form DIR:KIND[=VALUE][:times=K]:
 The same settings can come from a JSON file (-config), e.g.
   {"delay_us": {"c2s": 25000, "s2c": 25000}, "jitter_us": {"c2s": 0, "s2c": 0},
    "drop_rules": [{"dir": "s2c", "kind": "offset", "offset": 300000, "times": 1}],
-   "random_loss": {"s2c": 0.01}, "seed": 7}
+   "random_loss": {"s2c": 0.01}, "seed": 7,
+   "rate_kbit": {"c2s": 64, "s2c": 0}, "queue_bytes": {"c2s": 3000, "s2c": 0},
+   "batch_us": {"c2s": 0, "s2c": 0}}
+rate_kbit makes a direction a bottleneck link (IP bytes serialised at that rate
+behind a drop-tail queue of queue_bytes; drops logged with rule "queue");
+batch_us releases a direction's packets together at the next multiple of
+batch_us on the wall clock. Both only come from the file (0 or null: off).
 Flags given explicitly override the file; -drop rules are added to its rules.
 
 Prints "delayline: ready" on stderr once attached; on SIGTERM or SIGINT writes
@@ -60,11 +68,12 @@ type dropEvent struct {
 }
 
 type summaryEvent struct {
-	Summary      bool             `json:"summary"`
-	Forwarded    map[string]int64 `json:"forwarded"`
-	Dropped      map[string]int64 `json:"dropped"`
-	Unclassified int64            `json:"unclassified"`
-	WriteErrors  int64            `json:"write_errors"`
+	Summary      bool                             `json:"summary"`
+	Forwarded    map[string]int64                 `json:"forwarded"`
+	Dropped      map[string]int64                 `json:"dropped"`
+	ExtraDelay   map[string]map[string]delayStats `json:"extra_delay"`
+	Unclassified int64                            `json:"unclassified"`
+	WriteErrors  int64                            `json:"write_errors"`
 }
 
 // eventLog writes JSON lines; the reader and the signal handler share it.
@@ -197,6 +206,23 @@ func run(o options) error {
 	if err != nil {
 		return err
 	}
+	rates, err := perDirection(o.config.RateKbit)
+	if err != nil {
+		return err
+	}
+	queues, err := perDirection(o.config.QueueBytes)
+	if err != nil {
+		return err
+	}
+	batches, err := perDirection(o.config.BatchUs)
+	if err != nil {
+		return err
+	}
+	for d := range rates {
+		if rates[d] < 0 || queues[d] < 0 || batches[d] < 0 || (rates[d] > 0 && queues[d] == 0) {
+			return fmt.Errorf("%s: rate_kbit, queue_bytes and batch_us must not be negative, and a rate needs a queue", direction(d))
+		}
+	}
 	m, err := newMatcher(o.config.DropRules, loss, o.config.Seed)
 	if err != nil {
 		return err
@@ -228,7 +254,10 @@ func run(o options) error {
 	}
 	var lines [2]*delayLine
 	for _, d := range []direction{c2s, s2c} {
-		lines[d] = newDelayLine(time.Duration(delays[d])*time.Microsecond, time.Duration(jitters[d])*time.Microsecond, o.config.Seed+int64(d)+1, 1<<16)
+		lines[d] = newDelayLine(shape{
+			delay: time.Duration(delays[d]) * time.Microsecond, jitter: time.Duration(jitters[d]) * time.Microsecond,
+			rateKbit: rates[d], queueBytes: queues[d], batch: time.Duration(batches[d]) * time.Microsecond,
+		}, o.config.Seed+int64(d)+1, 1<<16)
 		go lines[d].run(func(pkt []byte) {
 			if writePacket(pkt) {
 				forwarded[d].Add(1)
@@ -243,12 +272,13 @@ func run(o options) error {
 		counts := func(c *[2]atomic.Int64) map[string]int64 {
 			return map[string]int64{"c2s": c[c2s].Load(), "s2c": c[s2c].Load()}
 		}
-		log.write(summaryEvent{true, counts(&forwarded), counts(&dropped), unclassified.Load(), writeErrors.Load()})
+		extra := map[string]map[string]delayStats{"c2s": lines[c2s].stats(), "s2c": lines[s2c].stats()}
+		log.write(summaryEvent{true, counts(&forwarded), counts(&dropped), extra, unclassified.Load(), writeErrors.Load()})
 		os.Exit(0)
 	}()
 
-	fmt.Fprintf(os.Stderr, "delayline: ready on %s, delay c2s %v s2c %v, jitter c2s %v s2c %v, %d drop rules, loss c2s %g s2c %g\n",
-		o.tun, lines[c2s].delay, lines[s2c].delay, lines[c2s].jitter, lines[s2c].jitter, len(m.rules), loss[c2s], loss[s2c])
+	fmt.Fprintf(os.Stderr, "delayline: ready on %s, c2s %+v, s2c %+v, %d drop rules, loss c2s %g s2c %g\n",
+		o.tun, lines[c2s].shape, lines[s2c].shape, len(m.rules), loss[c2s], loss[s2c])
 
 	buf := make([]byte, 65536)
 	for {
@@ -284,10 +314,10 @@ func run(o options) error {
 				continue
 			}
 		}
-		if !lines[dir].enqueue(pkt, now) {
+		if reason := lines[dir].enqueue(pkt, now); reason != "" {
 			dropped[dir].Add(1)
 			if isTCP {
-				log.write(newDropEvent(now, dir, tcp, seqRel, "queue overflow"))
+				log.write(newDropEvent(now, dir, tcp, seqRel, reason))
 			}
 		}
 	}

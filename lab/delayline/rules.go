@@ -146,6 +146,9 @@ type Config struct {
 	DropRules  []Rule             `json:"drop_rules"`
 	RandomLoss map[string]float64 `json:"random_loss"`
 	Seed       int64              `json:"seed"`
+	RateKbit   map[string]int64   `json:"rate_kbit"`
+	QueueBytes map[string]int64   `json:"queue_bytes"`
+	BatchUs    map[string]int64   `json:"batch_us"`
 }
 
 func loadConfig(path string) (Config, error) {

@@ -239,12 +239,12 @@ func TestRandomLossIsSeededAndSkipsControl(t *testing.T) {
 }
 
 func TestScheduleKeepsFIFOUnderJitter(t *testing.T) {
-	l := newDelayLine(10*time.Millisecond, 5*time.Millisecond, 3, 1)
+	l := newDelayLine(shape{delay: 10 * time.Millisecond, jitter: 5 * time.Millisecond}, 3, 1)
 	start := time.Unix(1000, 0)
 	var last time.Time
 	for i := 0; i < 1000; i++ {
 		now := start.Add(time.Duration(i) * 100 * time.Microsecond)
-		release := l.schedule(now)
+		release, _ := l.schedule(now, 1500)
 		if release.Before(last) {
 			t.Fatalf("packet %d released before its predecessor", i)
 		}
@@ -258,10 +258,71 @@ func TestScheduleKeepsFIFOUnderJitter(t *testing.T) {
 }
 
 func TestScheduleExactWithoutJitter(t *testing.T) {
-	l := newDelayLine(25*time.Millisecond, 0, 1, 1)
+	l := newDelayLine(shape{delay: 25 * time.Millisecond}, 1, 1)
 	now := time.Unix(1000, 0)
-	if got := l.schedule(now).Sub(now); got != 25*time.Millisecond {
-		t.Fatalf("delay %v", got)
+	if got, ok := l.schedule(now, 1500); !ok || got.Sub(now) != 25*time.Millisecond {
+		t.Fatalf("delay %v", got.Sub(now))
+	}
+}
+
+func TestBottleneckSerialisesAndDropsTail(t *testing.T) {
+	// 80 kbit/s: a 100-byte packet takes 10 ms; the queue holds 250 bytes not
+	// yet serialised, the packet on the wire included.
+	l := newDelayLine(shape{delay: 5 * time.Millisecond, rateKbit: 80, queueBytes: 250}, 1, 8)
+	now := time.Unix(1000, 0)
+	var releases []time.Duration
+	var dropped []int
+	for i := 0; i < 5; i++ {
+		if release, ok := l.schedule(now, 100); ok {
+			releases = append(releases, release.Sub(now))
+		} else {
+			dropped = append(dropped, i)
+		}
+	}
+	// The first goes on the wire at once and the second waits behind it; the
+	// third would make 300 bytes: a burst of five loses its last three.
+	want := []time.Duration{15 * time.Millisecond, 25 * time.Millisecond}
+	if !reflect.DeepEqual(releases, want) || !reflect.DeepEqual(dropped, []int{2, 3, 4}) {
+		t.Fatalf("releases %v, dropped %v", releases, dropped)
+	}
+	// Once the link has drained, a packet only waits for its own serialisation.
+	later := now.Add(time.Second)
+	if release, ok := l.schedule(later, 100); !ok || release.Sub(later) != 15*time.Millisecond {
+		t.Fatalf("after draining: %v %v", release.Sub(later), ok)
+	}
+	stats := l.stats()
+	if stats["extra"] != (delayStats{Packets: 3, SumUs: 40_000, MinUs: 10_000, MaxUs: 20_000}) || stats["queued"] != (delayStats{Packets: 3, SumUs: 10_000, MinUs: 0, MaxUs: 10_000}) {
+		t.Fatalf("stats %+v", stats)
+	}
+}
+
+func TestBatchReleasesTogetherAtTheNextMultiple(t *testing.T) {
+	l := newDelayLine(shape{delay: 2 * time.Millisecond, batch: 10 * time.Millisecond}, 1, 1)
+	base := time.Unix(1000, 0)
+	for _, at := range []time.Duration{0, 3 * time.Millisecond, 7 * time.Millisecond} {
+		if release, _ := l.schedule(base.Add(at), 60); release != base.Add(10*time.Millisecond) {
+			t.Fatalf("arrival +%v released at +%v", at, release.Sub(base))
+		}
+	}
+	if release, _ := l.schedule(base.Add(9*time.Millisecond), 60); release != base.Add(20*time.Millisecond) {
+		t.Fatalf("next batch at +%v", release.Sub(base))
+	}
+}
+
+func TestShapeFromConfigWithNulls(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.json")
+	config := `{"rate_kbit": {"c2s": 64, "s2c": null}, "queue_bytes": {"c2s": 3000, "s2c": null}}`
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parseOptions([]string{"-config", path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rates, _ := perDirection(o.config.RateKbit)
+	queues, _ := perDirection(o.config.QueueBytes)
+	if rates != [2]int64{64, 0} || queues != [2]int64{3000, 0} {
+		t.Fatalf("rates %v queues %v", rates, queues)
 	}
 }
 

@@ -38,3 +38,8 @@ def test_go_is_needed_only_to_build(monkeypatch):
     monkeypatch.setattr(system.shutil, "which", lambda tool: None if tool == "go" else "/usr/bin/" + tool)
     assert system.missing_requirements(need_go=False) == []
     assert "go not found" in system.missing_requirements(need_go=True)[0]
+
+
+def test_fixtures_refuses_names_that_are_no_fixture(capsys):
+    assert main(["fixtures", "dl-1k", "bench-bulk", "no-such"]) == 2
+    assert "bench-bulk, no-such" in capsys.readouterr().err

@@ -8,10 +8,12 @@ CONTRACT_NAMES = {
     "bottleneck-4mbit", "slow-uplink", "zero-window", "server-stall", "keepalive-3", "clock-offset",
     "cubic-fast-retransmit", "sack-fast-retransmit", "sack-tail-loss", "cubic-clock-offset",
     "sack-clock-offset", "asym-delay", "offload-on", "random-batch", "bench-bulk",
+    "shallow-queue", "uplink-ack-loss", "jitter", "ack-compression", "tlp-off-sack", "synack-loss",
+    "request-loss", "random-loss",
 }
-CONFIG_KEYS = {"delay_us", "jitter_us", "rate_kbit", "queue_bytes", "cc", "sack", "timestamps", "initcwnd",
-               "offload", "server_clock_offset_us", "drop_rules", "random_loss", "seed"}
-PER_DIRECTION = ("delay_us", "jitter_us", "rate_kbit", "queue_bytes")
+CONFIG_KEYS = {"delay_us", "jitter_us", "rate_kbit", "queue_bytes", "batch_us", "cc", "sack", "timestamps",
+               "initcwnd", "early_retrans", "offload", "server_clock_offset_us", "drop_rules", "random_loss", "seed"}
+PER_DIRECTION = ("delay_us", "jitter_us", "rate_kbit", "queue_bytes", "batch_us")
 
 
 def test_names_are_the_contract():
@@ -52,11 +54,10 @@ def test_rates_come_with_queues():
 
 
 def test_expectations_name_known_facts():
-    counters_truth = {"connections": [{"drops": [], "kernel": {"server": {}, "client": {},
-                                                               "router": {"c2s": None, "s2c": None}}}]}
+    counters_truth = {"connections": [{"drops": [{"kind": "ack"}], "kernel": {"server": {}, "client": {}}}]}
     for s in SCENARIOS:
         for path, low, high in s.expect:
-            assert path == "drops" or path.split(".")[0] in ("server", "client", "router"), s.name
+            assert path == "drops" or path.split(".")[0] in ("drops", "server", "client"), s.name
             assert high is None or low <= high
             total(counters_truth, path)
 
@@ -68,6 +69,11 @@ def test_variants_differ_only_where_named():
     assert BY_NAME["sack-tail-loss"].sack and BY_NAME["sack-tail-loss"].drop_rules == BY_NAME["tail-timeout"].drop_rules
     assert all(BY_NAME[n].server_clock_offset_us == 1_500_000
                for n in ("clock-offset", "cubic-clock-offset", "sack-clock-offset"))
+
+
+def test_drops_count_by_kind():
+    truth = {"connections": [{"drops": [{"kind": "ack"}, {"kind": "data"}, {"kind": "ack"}], "kernel": {}}]}
+    assert (total(truth, "drops"), total(truth, "drops.ack"), total(truth, "drops.data")) == (3, 2, 1)
 
 
 def test_random_batch_is_seeded_and_in_range():
@@ -89,3 +95,14 @@ def test_stream_bytes_match_the_wire_format():
     assert streams["s2c"] == sum(response_size("1.1", e.size, close=False) for e in plan.exchanges)
     assert streams["c2s"] == sum(len(request_bytes(e.target(), "1.1", "10.71.2.2")) for e in plan.exchanges)
     assert BY_NAME["dl-20k"].connections[0].stream_bytes()["s2c"] == response_size("1.0", 20_000, close=True)
+
+
+def test_delayline_config_carries_the_scenarios_path():
+    uplink = BY_NAME["slow-uplink"]
+    config = uplink.delayline_config(uplink.delay_us, [])
+    assert config["rate_kbit"] == {"c2s": 64, "s2c": 20_000} and config["queue_bytes"] == {"c2s": 3_000, "s2c": 150_000}
+    assert BY_NAME["ack-compression"].delayline_config(uplink.delay_us, [])["batch_us"] == {"c2s": 10_000, "s2c": 0}
+    lossy = BY_NAME["random-loss"]
+    assert lossy.delayline_config(lossy.delay_us, [])["random_loss"] == {"c2s": 0, "s2c": 0.02}
+    assert lossy.delayline_config(lossy.delay_us, [], random_loss=False)["random_loss"] is None
+    assert BY_NAME["jitter"].delayline_config(uplink.delay_us, [], jitter_us={"c2s": 1, "s2c": 2})["jitter_us"] == {"c2s": 1, "s2c": 2}

@@ -5,7 +5,7 @@ from critpath_lab.truth import ConnectionRun, failed_expectations, scenario_trut
 TOP_KEYS = ["scenario", "description", "generated_at", "kernel", "client_addr", "server_addr", "server_port",
             "config", "connections"]
 CONNECTION_KEYS = ["client_port", "delay_us", "http", "exchanges", "client_connect_start_ts_us",
-                   "client_close_ts_us", "capture", "drops", "kernel"]
+                   "client_close_ts_us", "capture", "drops", "delay_line", "kernel"]
 EXCHANGE_KEYS = ["request_bytes", "response_bytes", "think_us_configured", "think_us_executed",
                  "request_complete_ts_us", "request_arrival_ts_us", "first_byte_ts_us", "response_complete_ts_us", "stalls",
                  "send_windows", "client_pause_us_configured", "client_pause_us_executed", "client_request_sent_ts_us",
@@ -22,8 +22,11 @@ def fake_run(scenario, port=43210):
          "first_byte_ts_us": 300, "response_complete_ts_us": 800}]}
     drop = {"ts_us": 500, "dir": "s2c", "src": "10.71.2.2", "sport": 8080, "dst": "10.71.1.2", "dport": port,
             "seq": 123, "seq_rel": 299257, "len": 1448, "flags": "A", "rule": "offset 300000 #1", "kind": "data"}
-    summary = {"summary": True, "forwarded": {"c2s": 1, "s2c": 2}, "dropped": {"c2s": 0, "s2c": 1}}
-    kernel = {"server": {"TcpExtTCPFastRetrans": 1}, "client": {}, "router": {"c2s": None, "s2c": None}}
+    extra = {"packets": 2, "sum_us": 10, "min_us": 3, "max_us": 7}
+    summary = {"summary": True, "forwarded": {"c2s": 1, "s2c": 2}, "dropped": {"c2s": 0, "s2c": 1},
+               "extra_delay": {"c2s": {"extra": extra, "queued": extra}, "s2c": {"extra": extra, "queued": extra}},
+               "unclassified": 0, "write_errors": 0}
+    kernel = {"server": {"TcpExtTCPFastRetrans": 1}, "client": {}}
     return ConnectionRun(plan, scenario.delay_us, client, [drop, summary], kernel)
 
 
@@ -46,6 +49,8 @@ def test_truth_has_exactly_the_contract_keys():
     assert connection["capture"]["client_observed_duration_us"] == 800
     assert connection["capture"]["server_packets"] == 41
     assert [list(d) for d in connection["drops"]] == [DROP_KEYS]  # the summary line is no drop
+    assert connection["delay_line"]["dropped"] == {"c2s": 0, "s2c": 1}
+    assert list(connection["delay_line"]) == ["forwarded", "dropped", "extra_delay"]
     assert truth["config"]["drop_rules"] == [{"dir": "s2c", "kind": "offset", "offset": 300000, "times": 1}]
     assert failed_expectations(scenario, truth) == [
         "server.TcpRetransSegs = 0, expected 1..1", "server.TcpExtTCPRenoRecovery = 0, expected 1..1"]

@@ -42,6 +42,19 @@ export {
 	## handlers (the same records, at several times the cost per packet).
 	option use_plugin = T;
 
+	## How the events are written.
+	type Encoding: enum {
+		## The contract's JSON form (schemas/packet-event.schema.json): critpath_packets.log.
+		JSON,
+		## Avro single-object records of schemas/packet-event.avsc, about a third of JSON's bytes:
+		## critpath_packets.avro, one record after another (the Kafka messages' bytes). The compiled
+		## sensor only; the script path writes JSON whatever this says.
+		AVRO,
+	};
+
+	## How the compiled sensor writes its events, to its file and to Kafka; read once, at start.
+	option encoding = JSON;
+
 	## One TCP packet as this sensor saw it (field names and meanings: schemas/README.md).
 	type Info: record {
 		sensor: string &log;
@@ -142,6 +155,8 @@ event zeek_init() &priority=5
 		active_path = "compiled";
 		}
 @endif
+	if ( encoding == AVRO && active_path != "compiled" )
+		Reporter::warning("CritPath::encoding=AVRO needs the compiled sensor (its plugin), which is not running: the events are JSON");
 	}
 
 function sampled(cid: string): bool

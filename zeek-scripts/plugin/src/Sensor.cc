@@ -1,5 +1,6 @@
 #include "Sensor.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -183,6 +184,28 @@ void append_field(std::string& out, const char* name, uint64_t v) {
     append_count(out, v);
 }
 
+// Avro's binary encoding (zig-zag varints, length-prefixed strings, unions as branch then value).
+void append_long(std::string& out, int64_t v) {
+    uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+    while ( z > 0x7f ) {
+        out += static_cast<char>((z & 0x7f) | 0x80);
+        z >>= 7;
+    }
+    out += static_cast<char>(z);
+}
+
+void append_string(std::string& out, std::string_view v) {
+    append_long(out, static_cast<int64_t>(v.size()));
+    out.append(v);
+}
+
+// an optional field: the union's null branch, or its value's
+void append_optional(std::string& out, bool present, int64_t v) {
+    out += present ? '\x02' : '\x00';
+    if ( present )
+        append_long(out, v);
+}
+
 bool same_names(const Endpoints& a, const Endpoints& b) {
     return a.orig_p == b.orig_p && a.resp_p == b.resp_p && a.orig_h == b.orig_h && a.resp_h == b.resp_h;
 }
@@ -209,6 +232,104 @@ private:
 };
 
 } // namespace
+
+namespace avro {
+
+// CRC-64-AVRO of packet-event.avsc's parsing canonical form (PacketEventAvro.FINGERPRINT)
+constexpr uint64_t FINGERPRINT = 0x08ad3119534b12b1ULL;
+
+std::string prefix(std::string_view sensor, std::string_view role) {
+    std::string out = "\xc3\x01";
+    for ( int i = 0; i < 8; ++i )
+        out += static_cast<char>(FINGERPRINT >> (8 * i) & 0xff);
+    append_string(out, sensor);
+    static const std::string_view symbols[] = {"client", "server", "unknown"}; // the avsc's order
+    auto symbol = std::find(std::begin(symbols), std::end(symbols), role);
+    append_optional(out, symbol != std::end(symbols), symbol - std::begin(symbols));
+    return out;
+}
+
+std::string names(std::string_view community_id, const Endpoints& id) {
+    std::string out;
+    append_string(out, community_id);
+    append_string(out, id.orig_h.AsString());
+    append_long(out, id.orig_p);
+    append_string(out, id.resp_h.AsString());
+    append_long(out, id.resp_p);
+    return out;
+}
+
+void packet(std::string& out, const std::string& names, uint64_t ts_us, const Endpoints& id, const PacketFields& f,
+            int64_t capture_index) {
+    append_long(out, static_cast<int64_t>(ts_us));
+    out += names;
+    out += f.src == id.orig_h && f.sport == id.orig_p ? '\x01' : '\x00';
+    append_long(out, f.flags);
+    append_long(out, f.seq);
+    append_long(out, f.ack);
+    append_long(out, static_cast<int64_t>(f.len));
+    append_long(out, f.win);
+    const TcpOptions& o = f.options;
+    append_optional(out, o.has_wscale, o.wscale);
+    append_optional(out, o.has_mss, o.mss);
+    out += o.sack_ok ? std::string_view("\x02\x01", 2) : std::string_view("\x00", 1); // a boolean is one byte
+    out += o.has_sack ? '\x02' : '\x00';
+    if ( o.has_sack ) {
+        if ( o.sack_len > 0 ) {
+            append_long(out, o.sack_len);
+            for ( int i = 0; i < o.sack_len; ++i )
+                append_long(out, o.sack[i]);
+        }
+        out += '\x00'; // the array's end
+    }
+    append_optional(out, o.has_ts, o.tsval);
+    append_optional(out, o.has_ts, o.tsecr);
+    append_optional(out, f.has_ip_id, f.ip_id);
+    append_long(out, f.ttl);
+    append_optional(out, capture_index >= 0, capture_index);
+}
+
+} // namespace avro
+
+std::string avro_record(const zeek::RecordVal& r) {
+    auto count = [&](const char* name) { return r.GetField(name)->AsCount(); };
+    auto has = [&](const char* name) { return r.HasField(name); };
+    Endpoints id{r.GetField("orig_h")->AsAddr(), static_cast<uint16_t>(count("orig_p")), r.GetField("resp_h")->AsAddr(),
+                 static_cast<uint16_t>(count("resp_p"))};
+    PacketFields f;
+    bool is_orig = r.GetField("is_orig")->AsBool();
+    f.src = is_orig ? id.orig_h : id.resp_h;
+    f.sport = is_orig ? id.orig_p : id.resp_p;
+    f.flags = count("flags");
+    f.seq = count("seq");
+    f.ack = count("ack");
+    f.len = count("len");
+    f.win = count("win");
+    f.ttl = count("ttl");
+    f.has_ip_id = has("ip_id");
+    f.ip_id = f.has_ip_id ? count("ip_id") : 0;
+    TcpOptions& o = f.options;
+    o.has_wscale = has("wscale");
+    o.wscale = o.has_wscale ? count("wscale") : 0;
+    o.has_mss = has("mss");
+    o.mss = o.has_mss ? count("mss") : 0;
+    o.sack_ok = has("sack_ok") && r.GetField("sack_ok")->AsBool();
+    o.has_sack = has("sack");
+    if ( o.has_sack ) {
+        auto* sack = r.GetField("sack")->AsVectorVal();
+        o.sack_len = std::min<int>(sack->Size(), std::size(o.sack));
+        for ( int i = 0; i < o.sack_len; ++i )
+            o.sack[i] = sack->ValAt(i)->AsCount();
+    }
+    o.has_ts = has("tsval");
+    o.tsval = o.has_ts ? count("tsval") : 0;
+    o.tsecr = o.has_ts ? count("tsecr") : 0;
+    std::string out = avro::prefix(r.GetField("sensor")->AsStringVal()->ToStdStringView(),
+                                   r.GetField("sensor_role")->AsStringVal()->ToStdStringView());
+    avro::packet(out, avro::names(r.GetField("community_id")->AsStringVal()->ToStdStringView(), id), count("ts_us"), id,
+                 f, static_cast<int64_t>(count("capture_index")));
+    return out;
+}
 
 struct Sensor::Kafka {
 #ifdef CRITPATH_HAVE_RDKAFKA
@@ -271,7 +392,11 @@ bool Sensor::Start() {
     f_ttl = info->FieldOffset("ttl");
     f_capture_index = info->FieldOffset("capture_index");
     sack_type = zeek::cast_intrusive<zeek::VectorType>(info->GetFieldType(f_sack));
+    avro = zeek::id::find_val<zeek::EnumVal>("CritPath::encoding")->Get() ==
+           zeek::id::find_type<zeek::EnumType>("CritPath::Encoding")->Lookup("CritPath", "AVRO");
     direct = OpenOutputs();
+    if ( avro && ! direct )
+        zeek::reporter->Warning("critpath sensor: CritPath::encoding=AVRO, but the sensor cannot write its own outputs (above): JSON through Zeek's logging");
     started = true;
     return true;
 }
@@ -287,12 +412,13 @@ bool Sensor::OpenOutputs() {
     for ( int i = 0; i < info->NumFields(); ++i )
         if ( std::strcmp(info->FieldName(i), fields[i]) != 0 )
             return false;
-    if ( ! script_bool("LogAscii::use_json") || script_bool("LogAscii::json_include_unset_fields") ||
-         zeek::id::find_const("LogAscii::gzip_level")->AsCount() != 0 ||
-         zeek::id::find_const("Log::default_rotation_interval")->AsInterval() != 0 )
+    // JSON lines stand in for LogAscii's log only where it would write them so; the Avro file is the sensor's own
+    if ( ! avro && (! script_bool("LogAscii::use_json") || script_bool("LogAscii::json_include_unset_fields") ||
+                    zeek::id::find_const("LogAscii::gzip_level")->AsCount() != 0 ||
+                    zeek::id::find_const("Log::default_rotation_interval")->AsInterval() != 0) )
         return false;
     std::string logdir = zeek::id::find_const<zeek::StringVal>("Log::default_logdir")->ToStdString();
-    file_name = (logdir.empty() ? "" : logdir + "/") + "critpath_packets.log";
+    file_name = (logdir.empty() ? "" : logdir + "/") + (avro ? "critpath_packets.avro" : "critpath_packets.log");
 
     const auto& to_kafka = zeek::id::find("Kafka::logs_to_send");
     if ( ! to_kafka || ! to_kafka->GetVal() || ! to_kafka->GetVal()->AsTableVal()->Find(stream) )
@@ -487,19 +613,22 @@ zeek::StringValPtr Sensor::CommunityId(const Endpoints& id) const {
     return zeek::make_intrusive<zeek::StringVal>(out);
 }
 
-const std::string& Sensor::NamesJson(ConnState* state, const Endpoints& id,
-                                      const zeek::StringValPtr& community_id) {
+const std::string& Sensor::Names(ConnState* state, const Endpoints& id, const zeek::StringValPtr& community_id) {
     static std::string scratch;
-    std::string& out = state ? state->names_json : scratch;
-    if ( state && ! out.empty() && same_names(state->names_json_for, id) )
+    std::string& out = state ? state->names : scratch;
+    if ( state && ! out.empty() && same_names(state->names_for, id) )
         return out;
-    out = json_string_field("community_id", community_id->ToStdStringView());
-    out += ",\"orig_h\":\"" + id.orig_h.AsString() + "\"";
-    append_field(out, "orig_p", id.orig_p);
-    out += ",\"resp_h\":\"" + id.resp_h.AsString() + "\"";
-    append_field(out, "resp_p", id.resp_p);
+    if ( avro )
+        out = avro::names(community_id->ToStdStringView(), id);
+    else {
+        out = json_string_field("community_id", community_id->ToStdStringView());
+        out += ",\"orig_h\":\"" + id.orig_h.AsString() + "\"";
+        append_field(out, "orig_p", id.orig_p);
+        out += ",\"resp_h\":\"" + id.resp_h.AsString() + "\"";
+        append_field(out, "resp_p", id.resp_p);
+    }
     if ( state )
-        state->names_json_for = id;
+        state->names_for = id;
     return out;
 }
 
@@ -512,15 +641,28 @@ void Sensor::Log(const Endpoints& id, const zeek::StringValPtr& community_id, co
     const zeek::Val* name = sensor_name->GetVal().get();
     const zeek::Val* role = role_text->GetVal().get();
     if ( name != prefix_name || role != prefix_role ) {
-        prefix_json = "{" + json_string_field("sensor", name->AsStringVal()->ToStdStringView()) + "," +
-                      json_string_field("sensor_role", role->AsStringVal()->ToStdStringView()) + ",\"ts_us\":";
+        std::string_view name_text = name->AsStringVal()->ToStdStringView();
+        std::string_view role_value = role->AsStringVal()->ToStdStringView();
+        prefix = avro ? avro::prefix(name_text, role_value)
+                      : "{" + json_string_field("sensor", name_text) + "," + json_string_field("sensor_role", role_value) +
+                            ",\"ts_us\":";
         prefix_name = name;
         prefix_role = role;
     }
-    line = prefix_json;
+    line = prefix;
+    if ( avro )
+        avro::packet(line, Names(state, id, community_id), f.ts_us, id, f, static_cast<int64_t>(capture_index++));
+    else
+        FormatJson(id, community_id, f, state);
+    Emit();
+}
+
+// The rest of the JSON line after its prefix.
+void Sensor::FormatJson(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f,
+                        ConnState* state) {
     append_count(line, f.ts_us);
     line += ',';
-    line += NamesJson(state, id, community_id);
+    line += Names(state, id, community_id);
     line += f.src == id.orig_h && f.sport == id.orig_p ? ",\"is_orig\":true" : ",\"is_orig\":false";
     append_field(line, "flags", f.flags);
     append_field(line, "seq", f.seq);
@@ -552,7 +694,6 @@ void Sensor::Log(const Endpoints& id, const zeek::StringValPtr& community_id, co
     append_field(line, "ttl", f.ttl);
     append_field(line, "capture_index", capture_index++);
     line += '}';
-    Emit();
 }
 
 void Sensor::Emit() {
@@ -581,7 +722,8 @@ void Sensor::Emit() {
         }
         std::setvbuf(file, nullptr, _IOFBF, 1 << 20);
     }
-    line += '\n';
+    if ( ! avro )
+        line += '\n';
     std::fwrite(line.data(), 1, line.size(), file);
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -41,9 +42,9 @@ struct ConnState {
     // Its first packet was a SYN/ACK from Zeek's originator: named the other way round from then on.
     bool reversed = false;
     Endpoints reversed_names;
-    // The JSON of its Community ID and ends, for the names it was last logged under.
-    std::string names_json;
-    Endpoints names_json_for;
+    // Its Community ID and ends in the output's encoding, for the names it was last logged under.
+    std::string names;
+    Endpoints names_for;
 };
 
 // The TCP options critpath keeps; present_* say which the packet carried.
@@ -68,6 +69,21 @@ struct PacketFields {
     uint16_t ip_id = 0;
     TcpOptions options;
 };
+
+// The event of one packet as a record of the contract's Avro form (schemas/packet-event.avsc) in
+// its single-object encoding: what the sensor writes with CritPath::encoding=AVRO.
+namespace avro {
+// C3 01, the schema's fingerprint, the sensor's name and role (none when role is not one of the three)
+std::string prefix(std::string_view sensor, std::string_view role);
+// the Community ID and the ends
+std::string names(std::string_view community_id, const Endpoints& id);
+// ts_us, then the packet's own fields from is_orig on; capture_index < 0: none
+void packet(std::string& out, const std::string& names, uint64_t ts_us, const Endpoints& id, const PacketFields& f,
+            int64_t capture_index);
+} // namespace avro
+
+// A CritPath::Info record in the sensor's Avro form (for the btests against schemas/vectors).
+std::string avro_record(const zeek::RecordVal& info);
 
 class Sensor {
 public:
@@ -118,19 +134,23 @@ private:
     // rotation, no compression) and the Kafka topic zeek-kafka would, where the package ships
     // the stream there. False leaves the records to Zeek's logging.
     bool OpenOutputs();
-    const std::string& NamesJson(ConnState* state, const Endpoints& id, const zeek::StringValPtr& community_id);
+    // The Community ID and ends in the output's encoding, made once per connection and naming.
+    const std::string& Names(ConnState* state, const Endpoints& id, const zeek::StringValPtr& community_id);
+    void FormatJson(const Endpoints& id, const zeek::StringValPtr& community_id, const PacketFields& f, ConnState* state);
     void Emit();
     static void Increment(zeek::detail::ID* counter);
 
     bool started = false;
     bool direct = false;
+    // CritPath::encoding, read at start: Avro single-object records instead of JSON lines
+    bool avro = false;
     std::string file_name;
     FILE* file = nullptr;
     struct Kafka;
     std::unique_ptr<Kafka> kafka;
     std::string line;
-    // {"sensor":...,"sensor_role":..., for the option values it was made from
-    std::string prefix_json;
+    // What every record starts with (JSON: {"sensor":...,"sensor_role":...,"ts_us":), for the option values it was made from
+    std::string prefix;
     const zeek::Val* prefix_name = nullptr;
     const zeek::Val* prefix_role = nullptr;
     std::vector<Pending> pending;

@@ -1,7 +1,7 @@
 package dev.critpath.bench;
 
 import dev.critpath.core.event.PacketEvent;
-import dev.critpath.core.event.PacketEventJson;
+import dev.critpath.core.event.PacketEventReader;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.kafka.LocalKafka;
 import dev.critpath.kafka.Replay;
@@ -66,9 +66,10 @@ public final class StreamBench {
      * @param liveSeconds length of the paced live stream for the latency measurement
      * @param liveIntervalMs wall time between connection starts in the live stream
      * @param stateConnections connections held open for the state measurements
+     * @param encoding how the events are written to Kafka
      */
     public record Settings(Set<Measurement> measure, int events, int passes, long checkpointIntervalMs, long intervalUs, int partitions,
-            int parallelism, int liveSeconds, long liveIntervalMs, int stateConnections) {
+            int parallelism, int liveSeconds, long liveIntervalMs, int stateConnections, Replay.Encoding encoding) {
         public Settings {
             measure = Set.copyOf(measure);
         }
@@ -123,7 +124,12 @@ public final class StreamBench {
         kafka.createTopic("bench-throughput", settings.partitions());
         kafka.createTopic("bench-empty", settings.partitions());
         long t0 = System.nanoTime();
-        Replay.publish(kafka.bootstrapServers(), "bench-throughput", () -> stream.stream().map(Replay::json).iterator(),
+        AtomicLong recordBytes = new AtomicLong();
+        Replay.publish(kafka.bootstrapServers(), "bench-throughput", () -> stream.stream().map(e -> {
+                    byte[] record = settings.encoding().encode(e);
+                    recordBytes.addAndGet(record.length);
+                    return record;
+                }).iterator(),
                 n -> { if (n % 500_000 == 0) say(String.format(Locale.ROOT, "  %,d published", n)); });
         double publishS = (System.nanoTime() - t0) / 1e9;
         int n = stream.size();
@@ -156,7 +162,8 @@ public final class StreamBench {
         measured.sort(Comparator.comparingDouble(Usage::wallS));
         Usage median = measured.get(last / 2);
         long profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES).size();
-        results.add(String.format(Locale.ROOT, "publish to Kafka:        %,12.0f events/s (%,d events in %.1f s)", n / publishS, n, publishS));
+        results.add(String.format(Locale.ROOT, "publish to Kafka:        %,12.0f events/s (%,d events in %.1f s, %s, %.1f bytes per event)",
+                n / publishS, n, publishS, settings.encoding(), (double) recordBytes.get() / n));
         results.add(String.format(Locale.ROOT, "Kafka -> Parquet:        %,12.0f events/s sustained: the median of the last %d passes (%,.0f to %,.0f), each %s",
                 n / median.wallS, last, n / measured.get(last - 1).wallS, n / measured.get(0).wallS,
                 separable ? "less the start-up" : "with its start-up"));
@@ -173,7 +180,7 @@ public final class StreamBench {
         Usage parse = readAll(kafka, "bench-throughput", n, true);
         results.add(String.format(Locale.ROOT, "reading alone:           %,12.0f events/s, %.2f µs CPU per event in the reader, %.2f µs in the broker (%d threads)",
                 n / read.wallS, read.jobCpuS * 1e6 / n, read.brokerCpuS * 1e6 / n, settings.partitions()));
-        results.add(String.format(Locale.ROOT, "and parsing the JSON:    %,12.0f events/s, %.2f µs CPU per event in the reader, %.2f µs in the broker",
+        results.add(String.format(Locale.ROOT, "and parsing the events: %,12.0f events/s, %.2f µs CPU per event in the reader, %.2f µs in the broker",
                 n / parse.wallS, parse.jobCpuS * 1e6 / n, parse.brokerCpuS * 1e6 / n));
     }
 
@@ -214,7 +221,7 @@ public final class StreamBench {
             Thread reader = new Thread(() -> {
                 Properties p = new Properties();
                 p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-                PacketEventJson json = PacketEventJson.standard();
+                PacketEventReader events = new PacketEventReader();
                 try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
                     c.assign(List.of(tp));
                     c.seekToBeginning(List.of(tp));
@@ -222,7 +229,7 @@ public final class StreamBench {
                     while (c.position(tp) < end) {
                         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
                             if (parse) {
-                                json.parse(r.value());
+                                events.parse(r.value());
                             }
                             read.incrementAndGet();
                         }
@@ -287,7 +294,7 @@ public final class StreamBench {
                     producer.flush();
                     Thread.sleep(wait);
                 }
-                producer.send(new ProducerRecord<>(topic, null, Replay.json(e)));
+                producer.send(new ProducerRecord<>(topic, null, settings.encoding().encode(e)));
                 if (System.currentTimeMillis() >= nextPoll) {
                     poll(warehouse, seenUs);
                     nextPoll = System.currentTimeMillis() + 500;
@@ -370,7 +377,7 @@ public final class StreamBench {
         JobClient job = start(base.withCheckpointing(Duration.ofSeconds(1), checkpoints.toUri().toString()));
         try {
             long empty = settledCheckpointBytes(checkpoints);
-            Replay.publish(kafka.bootstrapServers(), topic, Replay.json(events), n -> { });
+            Replay.publish(kafka.bootstrapServers(), topic, settings.encoding().encode(events), n -> { });
             long loaded = settledCheckpointBytes(checkpoints);
             return loaded - empty;
         } finally {

@@ -43,7 +43,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "analyze", mixinStandardHelpOptions = true, sortOptions = false,
         header = "Analyses captures or packet-event files offline and prints where each connection's time went.",
-        description = {"Analyses the TCP connections in pcap/pcapng captures (or packet-event JSON lines) and prints, "
+        description = {"Analyses the TCP connections in pcap/pcapng captures (or packet events, JSON or Avro) and prints, "
             + "per connection, where its time went along the critical path and whether it is worth a look.",
             "",
             "Give a capture from near the client, near the server, or both (their clocks need not be synchronised).",
@@ -63,7 +63,8 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Mixin
     CaptureOptions captures;
 
-    @Option(names = "--events", paramLabel = "FILE", description = "Packet events as JSON lines (schemas/packet-event.schema.json); repeatable.")
+    @Option(names = "--events", paramLabel = "FILE", description = "Packet events as JSON lines (schemas/packet-event.schema.json) or Avro "
+        + "single-object records one after another (packet-event.avsc, the compiled Zeek sensor's critpath_packets.avro), gzip or not; repeatable.")
     List<Path> eventFiles = new ArrayList<>();
 
     @Option(names = "--sensor-role", paramLabel = "SENSOR=ROLE", description = "Where a sensor of --events sits: client or server (default: inferred from timing).")

@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "replay", mixinStandardHelpOptions = true, sortOptions = false,
         header = "Publishes captures to Kafka as the sensors' packet events.",
         description = {"Publishes pcap/pcapng captures to Kafka as the packet events the Zeek sensors publish "
-            + "(schemas/packet-event.schema.json), in the order of the captures' timestamps."})
+            + "(schemas/packet-event.schema.json, or packet-event.avsc with --encoding avro), in the order of the captures' timestamps."})
 final class ReplayCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -32,6 +32,10 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Option(names = "--topic", paramLabel = "NAME", description = "Topic (default: ${DEFAULT-VALUE}).", defaultValue = "critpath-packets")
     String topic;
+
+    @Option(names = "--encoding", paramLabel = "FORMAT", description = "json (default), or avro: Avro single-object records, "
+        + "as the compiled Zeek sensor writes them with CritPath::encoding=AVRO. The job reads either, record by record.", defaultValue = "json")
+    Replay.Encoding encoding;
 
     @Mixin
     CaptureOptions captures;
@@ -58,10 +62,10 @@ final class ReplayCommand implements Callable<Integer> {
         });
         events.addAll(Replay.labRuns(runs));
         events.sort(Comparator.comparingLong(PacketEvent::tsUs)); // as the captures' timestamps go
-        err.printf("replaying %,d packet events from %d capture(s) and %d lab run(s) to %s on %s%n", events.size(), caps.size(), runs.size(),
-                topic, bootstrapServers);
+        err.printf("replaying %,d packet events (%s) from %d capture(s) and %d lab run(s) to %s on %s%n", events.size(), encoding, caps.size(),
+                runs.size(), topic, bootstrapServers);
         try {
-            Replay.publish(bootstrapServers, client, topic, Replay.json(events), n -> err.printf("  %,d sent%n", n));
+            Replay.publish(bootstrapServers, client, topic, encoding.encode(events), n -> err.printf("  %,d sent%n", n));
         } catch (IllegalStateException e) {
             if (e.getCause() instanceof TimeoutException && kafkaConfig.file == null) {
                 // a listener that authenticates just drops a client without credentials, which then waits for its timeout

@@ -35,7 +35,7 @@ final class ResultTable {
 
     /** What a printed row needs of a result. */
     private record Row(long startUs, String connection, String mode, long durationUs, long[] times, boolean boring,
-            List<String> failedRules, String explanation, long scoreUs, List<String> arcLines) {
+            List<String> findings, String explanation, long scoreUs, List<String> arcLines, boolean sideContradicted) {
     }
 
     /** Worth a look before boring, then by score: the first rows to print, the last to drop. */
@@ -50,6 +50,7 @@ final class ResultTable {
     private final PriorityQueue<Row> kept = new PriorityQueue<>(PRIORITY.reversed());
     private long connections;
     private long boring;
+    private long sideContradicted;
 
     ResultTable(PrintWriter out, Integer top, boolean all, boolean withArcs) {
         this.out = out;
@@ -61,6 +62,7 @@ final class ResultTable {
     void add(ConnectionResult r) {
         connections++;
         boring += r.verdict().boring() ? 1 : 0;
+        sideContradicted += r.profile().quality.sideContradicted() ? 1 : 0;
         if (!all && connections == SMALL) {
             kept.removeIf(Row::boring); // no longer a small run: only what is worth a look
         }
@@ -73,8 +75,8 @@ final class ResultTable {
             times[c.ordinal()] = p.times.get(c);
         }
         kept.add(new Row(p.startUs, p.clientAddr + ":" + p.clientPort + " > " + p.serverAddr + ":" + p.serverPort,
-                p.mode.key().replace('_', '-'), p.durationUs(), times, r.verdict().boring(), r.verdict().failedRules(),
-                r.verdict().explanation(), r.verdict().scoreUs(), withArcs ? arcLines(r) : List.of()));
+                p.mode.key().replace('_', '-'), p.durationUs(), times, r.verdict().boring(), r.verdict().findings(),
+                r.verdict().explanation(), r.verdict().scoreUs(), withArcs ? arcLines(r) : List.of(), p.quality.sideContradicted()));
         if (kept.size() > (top != null ? top : MAX_ROWS)) {
             kept.poll();
         }
@@ -102,9 +104,11 @@ final class ResultTable {
                 long us = r.times()[c.ordinal()];
                 row.append(String.format(Locale.ROOT, " %16s", us == 0 ? "-" : String.format(Locale.ROOT, "%.1f (%.0f%%)", us / 1000.0, 100.0 * us / Math.max(1, r.durationUs()))));
             }
-            // the rules are named for what a boring connection shows, so they are listed as failed, never bare
-            row.append("  ").append(r.boring() ? "boring" : "LOOK, failed: " + String.join(",", r.failedRules()));
+            row.append("  ").append(r.boring() ? "boring" : "LOOK: " + String.join(", ", r.findings()));
             out.println(row);
+            if (r.sideContradicted()) {
+                out.println("       WARNING: " + contradiction(r.mode()));
+            }
             if (!r.boring()) {
                 out.println("       why: " + r.explanation());
             }
@@ -113,7 +117,18 @@ final class ResultTable {
         out.printf(Locale.ROOT, "%n%d connections, %d boring, %d worth a look%s%n", connections, boring, connections - boring,
                 shown.size() < connections ? " (" + shown.size() + " shown; " + (shown.size() < MAX_ROWS || top != null
                         ? "--all shows every connection)" : "the highest screen scores; --json or --parquet has every connection)") : "");
+        if (sideContradicted > 0) {
+            out.printf(Locale.ROOT, "WARNING: %d connection(s) captured on the other side than the one given: their packets (TTLs, handshake) "
+                    + "say so, and their server and client blame are likely swapped%n", sideContradicted);
+        }
         out.flush();
+    }
+
+    /** The side a capture was given as (the row's mode) and where its packets put it. */
+    private static String contradiction(String mode) {
+        boolean givenServer = mode.startsWith("server");
+        return "given as the " + (givenServer ? "server" : "client") + "'s capture, but its packets (TTLs, handshake) say it was taken next to the "
+                + (givenServer ? "client" : "server") + ": the " + (givenServer ? "server" : "client") + " time here is likely the round trip";
     }
 
     private static List<String> arcLines(ConnectionResult r) {

@@ -2,6 +2,7 @@ package dev.critpath.cli;
 
 import dev.critpath.bench.StreamBench;
 import dev.critpath.bench.StreamBench.Measurement;
+import dev.critpath.kafka.Replay;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
@@ -56,6 +57,10 @@ final class StreamBenchCommand implements Callable<Integer> {
     @Option(names = "--state-connections", paramLabel = "N", description = "Connections held open for the state measurements (default: ${DEFAULT-VALUE}).", defaultValue = "3000")
     int stateConnections;
 
+    @Option(names = "--encoding", paramLabel = "FORMAT", description = "How the events are written to Kafka: json (default) or avro.",
+        defaultValue = "json")
+    Replay.Encoding encoding;
+
     @Option(names = "--fixtures", paramLabel = "DIR", description = "Lab runs to copy (default: testdata/lab of this checkout).")
     Path fixtures;
 
@@ -65,7 +70,7 @@ final class StreamBenchCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--passes must be at least 2: the first pass is the JIT's");
         }
         StreamBench.Settings settings = new StreamBench.Settings(measure, events, passes, checkpointIntervalMs, intervalUs, partitions,
-                parallelism, liveSeconds, liveIntervalMs, stateConnections);
+                parallelism, liveSeconds, liveIntervalMs, stateConnections, encoding);
         Path scratch = Files.createTempDirectory("critpath-bench-stream");
         try {
             StreamBench.run(settings, fixtures != null ? fixtures : Checkout.labRuns(), Checkout.kafkaBrokerLib(), scratch,

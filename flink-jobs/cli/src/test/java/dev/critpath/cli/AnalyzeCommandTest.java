@@ -2,6 +2,7 @@ package dev.critpath.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,6 +26,23 @@ class AnalyzeCommandTest {
     @TempDir
     Path tmp;
 
+    /** A client's capture given as the server's: said on each connection and in the summary, and in the profiles. */
+    @Test
+    void aCaptureGivenAsTheWrongSideIsSaidToBe(@TempDir Path tmp) throws Exception {
+        Path espn = Repo.shared("traces/public").resolve("chrissanders-packets/http_espn.pcapng");
+        assumeTrue(Files.isRegularFile(espn), "public capture absent: " + espn);
+        Path json = tmp.resolve("out.jsonl");
+        CliRun r = CliRun.of("analyze", "--quiet", "--server-pcap", espn.toString(), "--json", json.toString());
+        assertEquals(0, r.exit(), r.err());
+        long rows = r.out().lines().filter(l -> l.matches("\\d+ +\\d.*")).count();
+        long warned = r.out().lines().filter(l -> l.contains("WARNING: given as the server's capture, but its packets")).count();
+        assertTrue(rows > 10 && warned == rows, rows + " connections, " + warned + " warned: " + r.out());
+        assertTrue(r.out().contains("WARNING: " + rows + " connection(s) captured on the other side than the one given"), r.out());
+        for (String line : Files.readAllLines(json)) {
+            assertTrue(new ObjectMapper().readTree(line).get("side_contradicted").asBoolean(), line);
+        }
+    }
+
     private static String lab(String scenario, String file) {
         return Repo.testdata("lab").resolve(scenario).resolve(file).toString();
     }
@@ -38,7 +56,8 @@ class AnalyzeCommandTest {
         assertEquals(0, r.exit(), r.err());
         assertTrue(r.out().contains("10.71.1.2:"), r.out());
         assertTrue(r.out().contains("two-point"), r.out());
-        assertTrue(r.out().contains("LOOK, failed: no_server_stall"), r.out());
+        assertTrue(r.out().contains("LOOK: server stall"), r.out());
+        assertTrue(!r.out().contains("WARNING"), "each capture is on the side given: " + r.out());
         assertTrue(r.out().contains("why: server stalled"), r.out());
         List<String> lines = Files.readAllLines(json);
         assertEquals(1, lines.size());
@@ -128,7 +147,7 @@ class AnalyzeCommandTest {
         assertEquals(0, r.exit(), r.err());
         List<String> rows = r.out().lines().filter(l -> l.matches("\\d+ +\\d.*")).toList();
         assertEquals(2, rows.size(), r.out());
-        assertTrue(rows.stream().allMatch(l -> l.contains("LOOK, failed: no_timeout")), r.out());
+        assertTrue(rows.stream().allMatch(l -> l.endsWith("LOOK: timeouts")), r.out());
         assertTrue(r.out().contains("40 connections, 38 boring, 2 worth a look (2 shown"), r.out());
     }
 

@@ -41,9 +41,13 @@ class StreamingCommandsTest {
         try (LocalKafka kafka = LocalKafka.start(Repo.root().resolve("flink-jobs/kafka-broker/target/lib"), tmp.resolve("kafka"))) {
             kafka.createTopic("site-a", 2);
             Path lab = Repo.testdata("lab/keepalive-3");
+            // the client site's sensor still on JSON, the server site's already on Avro
             CliRun replay = CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "site-a",
-                    "--client-pcap", lab.resolve("client.pcap").toString(), "--server-pcap", lab.resolve("server.pcap").toString());
+                    "--client-pcap", lab.resolve("client.pcap").toString());
             assertEquals(0, replay.exit(), replay.err());
+            CliRun replayAvro = CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "site-a", "--encoding", "avro",
+                    "--server-pcap", lab.resolve("server.pcap").toString());
+            assertEquals(0, replayAvro.exit(), replayAvro.err());
             CliRun refused = CliRun.of("replay", "--bootstrap-servers", kafka.bootstrapServers(), "--topic", "no such topic!",
                     "--client-pcap", lab.resolve("client.pcap").toString());
             assertEquals(2, refused.exit(), "a replay the broker refused is not a success: " + refused.err());
@@ -54,7 +58,7 @@ class StreamingCommandsTest {
             assertEquals(0, stream.exit(), stream.err());
             var profiles = WarehouseReader.read(warehouse, WarehouseTable.PROFILES);
             assertEquals(1, profiles.size());
-            assertEquals("two_point", profiles.get(0).get("mode").toString(), "both sensors merged");
+            assertEquals("two_point", profiles.get(0).get("mode").toString(), "both sensors merged, one in JSON, one in Avro");
             assertEquals(3, WarehouseReader.read(warehouse, WarehouseTable.EXCHANGES).size(), "keep-alive: three exchanges");
         }
     }

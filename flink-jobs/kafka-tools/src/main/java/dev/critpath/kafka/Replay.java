@@ -1,6 +1,7 @@
 package dev.critpath.kafka;
 
 import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.PacketEventAvro;
 import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
@@ -28,8 +29,8 @@ import org.apache.kafka.clients.producer.RoundRobinPartitioner;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Publishes captures to Kafka as the Zeek sensors would: one JSON packet event per packet and
- * sensor, no record key (zeek-kafka sets none), each record on the next partition, and the
+ * Publishes captures to Kafka as the Zeek sensors would: one packet event per packet and sensor
+ * (JSON, or Avro as the compiled sensor writes it with CritPath::encoding=AVRO), no record key (zeek-kafka sets none), each record on the next partition, and the
  * sensors' packets merged in the order of their own timestamps.
  */
 public final class Replay {
@@ -96,12 +97,28 @@ public final class Replay {
         return out;
     }
 
-    public static List<byte[]> json(List<PacketEvent> events) {
-        List<byte[]> out = new ArrayList<>(events.size());
-        for (PacketEvent e : events) {
-            out.add(json(e));
+    /** How a sensor writes its events to Kafka; the names are the --encoding values. */
+    public enum Encoding {
+        /** JSON, schemas/packet-event.schema.json: what every sensor writes by default. */
+        json,
+        /** Avro single-object records of schemas/packet-event.avsc. */
+        avro;
+
+        public byte[] encode(PacketEvent e) {
+            return this == avro ? PacketEventAvro.encode(e) : Replay.json(e);
         }
-        return out;
+
+        public List<byte[]> encode(List<PacketEvent> events) {
+            List<byte[]> out = new ArrayList<>(events.size());
+            for (PacketEvent e : events) {
+                out.add(encode(e));
+            }
+            return out;
+        }
+    }
+
+    public static List<byte[]> json(List<PacketEvent> events) {
+        return Encoding.json.encode(events);
     }
 
     /** The record a sensor publishes for one event. */

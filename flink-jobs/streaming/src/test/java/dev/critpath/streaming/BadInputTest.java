@@ -3,10 +3,13 @@ package dev.critpath.streaming;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
+import dev.critpath.core.testing.Repo;
 import dev.critpath.kafka.Replay;
 import dev.critpath.warehouse.WarehouseReader;
 import dev.critpath.warehouse.WarehouseTable;
@@ -14,7 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -90,6 +96,54 @@ class BadInputTest extends JobTestBase {
             }
         }
         assertEquals(65 + LabReplay.POISON_VECTORS.size() + 1 + 2 + 1 + 1 + FLOOD, reasons.values().stream().mapToInt(Integer::intValue).sum(), "nothing else: " + reasons);
+    }
+
+    /**
+     * A topic in the middle of its sensors' move to Avro: the good events alternate between JSON
+     * and Avro records, among every invalid Avro vector and Avro records cut short. The tables are
+     * what the events give, and each bad record is a dead letter with its vector's code.
+     */
+    @Test
+    void avroAndJsonOnOneTopicGiveTheSameRowsAndAvroDeadLetters() throws Exception {
+        List<PacketEvent> good = LabReplay.events(LabReplay.scenarios("fast-retransmit", "keepalive-3", "clock-offset"));
+        List<byte[]> records = new ArrayList<>();
+        for (int i = 0; i < good.size(); i++) {
+            records.add((i % 2 == 0 ? Replay.Encoding.avro : Replay.Encoding.json).encode(good.get(i)));
+        }
+        Map<String, Integer> expected = new TreeMap<>();
+        List<byte[]> bad = new ArrayList<>();
+        JsonNode index = new ObjectMapper().readTree(Repo.schemaResource("vectors/packet-event-avro/index.json"));
+        index.get("invalid").fields().forEachRemaining(v -> {
+            bad.add(Repo.schemaResource("vectors/packet-event-avro/invalid/" + v.getKey() + ".bin"));
+            expected.merge(v.getValue().get("error").asText().toLowerCase(Locale.ROOT), 1, Integer::sum);
+        });
+        Random rnd = new Random(12);
+        byte[] avro = records.get(100);
+        for (int i = 0; i < 20; i++) {
+            bad.add(Arrays.copyOf(avro, 2 + rnd.nextInt(avro.length - 2))); // C3 01 and on, cut short
+            expected.merge("malformed_avro", 1, Integer::sum);
+        }
+        for (byte[] b : bad) {
+            records.add(rnd.nextInt(records.size()), b);
+        }
+
+        String topic = "mixed-encodings";
+        kafka.createTopic(topic, 2);
+        Replay.publish(kafka.bootstrapServers(), topic, records, n -> { });
+        Path warehouse = tmp.resolve("wh-mixed");
+        run(boundedJob(topic, warehouse));
+
+        LabReplay.assertTablesEqual(LabReplay.expectedRows(good), LabReplay.warehouseRows(warehouse));
+        Map<String, Integer> reasons = new TreeMap<>();
+        List<String> raws = new ArrayList<>();
+        for (GenericRecord d : WarehouseReader.read(warehouse, WarehouseTable.DEAD_LETTERS)) {
+            reasons.merge(d.get("reason").toString(), 1, Integer::sum);
+            raws.add(d.get("raw").toString());
+        }
+        assertEquals(expected, reasons);
+        // an Avro record's bytes are kept in base64, whole
+        byte[] unknown = Repo.schemaResource("vectors/packet-event-avro/invalid/unknown-fingerprint.bin");
+        assertTrue(raws.contains("avro:" + Base64.getEncoder().encodeToString(unknown)), raws.toString());
     }
 
     @Test

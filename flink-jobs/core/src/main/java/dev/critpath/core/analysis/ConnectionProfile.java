@@ -40,8 +40,9 @@ public final class ConnectionProfile implements Serializable {
     }
 
     /** How much the engine had to repair or guess. */
-    public record Quality(long outOfWindow, int captureGaps, int lostBetweenSensors, int duplicatesRemoved,
-                          int superSegments, int reorderedInCapture, boolean midStream, boolean closed, long eventsOverCap) implements Serializable {
+    public record Quality(long outOfWindow, int captureGaps, int lostBetweenSensors, int acksLostBetweenSensors, int duplicatesRemoved,
+                          int superSegments, int reorderedInCapture, boolean midStream, boolean closed, long eventsOverCap,
+                          boolean sideContradicted) implements Serializable {
     }
 
     /** The client/network/server pie of the two-capture method (paper 002); null parts cannot be computed. */
@@ -95,9 +96,11 @@ public final class ConnectionProfile implements Serializable {
                 clock.clockOffsetUs(), clock.clockOffsetUncertaintyUs(), clock.clockOffsetReliable(), clock.clockOffsetFromPair(),
                 clock.clockDriftPpm());
         Quality q = new Quality(quality.outOfWindow() + next.quality.outOfWindow(), quality.captureGaps() + next.quality.captureGaps(),
-                quality.lostBetweenSensors() + next.quality.lostBetweenSensors(), quality.duplicatesRemoved() + next.quality.duplicatesRemoved(),
+                quality.lostBetweenSensors() + next.quality.lostBetweenSensors(),
+                quality.acksLostBetweenSensors() + next.quality.acksLostBetweenSensors(), quality.duplicatesRemoved() + next.quality.duplicatesRemoved(),
                 quality.superSegments() + next.quality.superSegments(), quality.reorderedInCapture() + next.quality.reorderedInCapture(),
-                quality.midStream(), next.quality.closed(), quality.eventsOverCap() + next.quality.eventsOverCap());
+                quality.midStream(), next.quality.closed(), quality.eventsOverCap() + next.quality.eventsOverCap(),
+                quality.sideContradicted() || next.quality.sideContradicted());
         Pie pieSum = new Pie(plus(pie.clientUs(), next.pie.clientUs()), plus(pie.serverUs(), next.pie.serverUs()),
                 plus(pie.networkUs(), next.pie.networkUs()));
         return new ConnectionProfile(connUid, communityId, clientAddr, clientPort, serverAddr, serverPort, clientSensor, serverSensor,
@@ -112,7 +115,7 @@ public final class ConnectionProfile implements Serializable {
     public static ConnectionProfile empty() {
         return new ConnectionProfile("", "", "", 0, "", 0, null, null, CaptureMode.TWO_POINT, 0, 0, new CategoryTimes(),
                 new PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
-                new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, false, false, 0), new Pie(0L, 0L, 0L));
+                new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, 0, false, false, 0, false), new Pie(0L, 0L, 0L));
     }
 
     public long durationUs() {
@@ -193,6 +196,8 @@ public final class ConnectionProfile implements Serializable {
         m.put("out_of_window", quality.outOfWindow());
         m.put("capture_gaps", quality.captureGaps());
         m.put("lost_between_sensors", quality.lostBetweenSensors());
+        m.put("acks_lost_between_sensors", quality.acksLostBetweenSensors());
+        m.put("side_contradicted", quality.sideContradicted());
         m.put("duplicates_removed", quality.duplicatesRemoved());
         m.put("super_segments", quality.superSegments());
         m.put("reordered_in_capture", quality.reorderedInCapture());

@@ -17,6 +17,8 @@ public enum PacketKind {
     KEEPALIVE,
     /** Re-sends, by how the sender recognised the loss (the profile's counts of each). */
     FAST_RETRANSMIT, TIMEOUT, BACKOFF, TAIL_LOSS_PROBE,
+    /** A SYN-ACK sent again in answer to the peer's repeated SYN: a re-send, but no loss its sender recognised (Linux counts no timeout). */
+    SYN_ACK_AGAIN,
     /** A re-send that repaired nothing, on evidence (a D-SACK, its earlier copy seen arriving, an ACK that left before it could arrive): the profile's spurious_retransmissions. */
     SPURIOUS;
 

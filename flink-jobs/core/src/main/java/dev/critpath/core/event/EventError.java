@@ -13,5 +13,9 @@ public enum EventError {
     /** A string that does not have the required form (address, Community ID, sensor name, SACK list). */
     BAD_FORMAT,
     /** The Community ID does not hash from the event's own 5-tuple with the expected seed. */
-    COMMUNITY_ID_MISMATCH
+    COMMUNITY_ID_MISMATCH,
+    /** An Avro single-object record that is cut short, runs on, or breaks Avro's binary encoding (a union branch, enum symbol or varint that cannot be). */
+    MALFORMED_AVRO,
+    /** An Avro single-object record written with a schema other than packet-event.avsc (its fingerprint says which). */
+    UNKNOWN_SCHEMA
 }

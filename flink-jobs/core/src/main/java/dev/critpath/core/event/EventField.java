@@ -168,6 +168,30 @@ enum EventField {
         return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
     }
 
+    /** The verdict on a value outside the range; null: too large to say. */
+    InvalidEventException outOfRange(Long v) {
+        return new InvalidEventException(EventError.OUT_OF_RANGE, wire,
+                wire + (v == null ? "" : " = " + v) + " is out of range [" + min + ", " + max + "]");
+    }
+
+    /** The verdict on a string value without this field's form ({@link #validString} false). */
+    InvalidEventException badForm(String s) {
+        return new InvalidEventException(EventError.BAD_FORMAT, wire, switch (kind) {
+            case SENSOR -> "sensor must be 1-128 characters of [A-Za-z0-9._:@/-]";
+            case ROLE -> "sensor_role must be client, server or unknown";
+            case COMMUNITY_ID -> "community_id must be a v1 base64 Community ID like 1:wCb3OG7yAFWelaUydu0D+125CLM=";
+            default -> wire + " '" + (s.length() <= 48 ? s : s.substring(0, 45) + "...") + "' is not an IPv4 or IPv6 address";
+        });
+    }
+
+    InvalidEventException tooManySackNumbers() {
+        return new InvalidEventException(EventError.BAD_FORMAT, wire, "sack holds at most 4 blocks (8 numbers)");
+    }
+
+    InvalidEventException oddSack() {
+        return new InvalidEventException(EventError.BAD_FORMAT, wire, "sack must hold left/right pairs (an even count)");
+    }
+
     /** Whether s has the form this string-valued field requires. */
     boolean validString(String s) {
         return switch (kind) {

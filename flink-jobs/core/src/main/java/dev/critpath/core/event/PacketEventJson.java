@@ -14,8 +14,6 @@ import java.io.Writer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Reads and writes packet events in their JSON wire form, enforcing every rule of
@@ -34,24 +32,12 @@ public final class PacketEventJson {
     public static final int MAX_LEN = 1 << 20;
     private static final JsonFactory FACTORY = new JsonFactory();
 
-    /** Seed the fleet's sensors use for Community IDs; a negative value skips the hash check. */
-    private final int communityIdSeed;
-    /**
-     * Flows whose addresses and Community ID were already checked against their tuple: a flow
-     * sends hundreds of packets, and the hash is most of the cost of reading one. Bounded: cleared when full.
-     */
-    private final Map<String, Flow> checked = new HashMap<>();
-    private static final int MAX_CHECKED = 100_000;
+    private final CheckedFlows flows;
     private final FlatEventReader flat = new FlatEventReader();
 
-    private record Flow(String origH, int origP, String respH, int respP) {
-        boolean is(EventFields f) {
-            return origP == f.origP && respP == f.respP && origH.equals(f.origH) && respH.equals(f.respH);
-        }
-    }
-
+    /** @param communityIdSeed seed the fleet's sensors use for Community IDs; a negative value skips the hash check */
     public PacketEventJson(int communityIdSeed) {
-        this.communityIdSeed = communityIdSeed;
+        this.flows = new CheckedFlows(communityIdSeed);
     }
 
     /** Default codec: seed 0, hash checked. */
@@ -61,24 +47,11 @@ public final class PacketEventJson {
 
     public PacketEvent parse(byte[] json) throws InvalidEventException {
         EventFields f = flat.read(json);
-        return build(f != null ? f : readWithJackson(json));
+        return flows.build(f != null ? f : readWithJackson(json));
     }
 
     public PacketEvent parse(String json) throws InvalidEventException {
         return parse(json.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private PacketEvent build(EventFields f) throws InvalidEventException {
-        Flow known = f.communityId == null ? null : checked.get(f.communityId);
-        boolean flowChecked = known != null && known.is(f);
-        PacketEvent e = f.build(communityIdSeed, flowChecked);
-        if (!flowChecked) {
-            if (checked.size() >= MAX_CHECKED) {
-                checked.clear();
-            }
-            checked.put(e.communityId(), new Flow(e.origH(), e.origP(), e.respH(), e.respP()));
-        }
-        return e;
     }
 
     static EventFields readWithJackson(byte[] json) throws InvalidEventException {
@@ -130,12 +103,7 @@ public final class PacketEventJson {
             default -> {
                 String s = string(p, name);
                 if (!field.validString(s)) {
-                    throw bad(name, switch (field.kind) {
-                        case SENSOR -> "sensor must be 1-128 characters of [A-Za-z0-9._:@/-]";
-                        case ROLE -> "sensor_role must be client, server or unknown";
-                        case COMMUNITY_ID -> "community_id must be a v1 base64 Community ID like 1:wCb3OG7yAFWelaUydu0D+125CLM=";
-                        default -> name + " '" + abbreviate(s) + "' is not an IPv4 or IPv6 address";
-                    });
+                    throw field.badForm(s);
                 }
                 f.setString(field, s);
             }
@@ -163,11 +131,11 @@ public final class PacketEventJson {
             throw wrongType(p, name, "an integer");
         }
         if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            throw new InvalidEventException(EventError.OUT_OF_RANGE, name, name + " is out of range [" + field.min + ", " + field.max + "]");
+            throw field.outOfRange(null);
         }
         long v = p.getLongValue();
         if (!field.inRange(v)) {
-            throw new InvalidEventException(EventError.OUT_OF_RANGE, name, name + " = " + v + " is out of range [" + field.min + ", " + field.max + "]");
+            throw field.outOfRange(v);
         }
         return v;
     }
@@ -182,26 +150,18 @@ public final class PacketEventJson {
         while (p.nextToken() != JsonToken.END_ARRAY) {
             long v = integer(p, field);
             if (n == buf.length) {
-                throw bad(name, "sack holds at most 4 blocks (8 numbers)");
+                throw field.tooManySackNumbers();
             }
             buf[n++] = v;
         }
         if (n % 2 != 0) {
-            throw bad(name, "sack must hold left/right pairs (an even count)");
+            throw field.oddSack();
         }
         return java.util.Arrays.copyOf(buf, n);
     }
 
     private static InvalidEventException wrongType(JsonParser p, String name, String expected) {
         return new InvalidEventException(EventError.WRONG_TYPE, name, name + " must be " + expected + ", got " + p.currentToken());
-    }
-
-    private static InvalidEventException bad(String name, String message) {
-        return new InvalidEventException(EventError.BAD_FORMAT, name, message);
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 48 ? s : s.substring(0, 45) + "...";
     }
 
     /** The event as one line of JSON with the schema's field names; absent optional fields are omitted. */

@@ -54,6 +54,11 @@ final class BuiltinRules {
         }
 
         @Override
+        public String finding() {
+            return "retransmissions";
+        }
+
+        @Override
         public RuleOutcome check(ConnectionProfile p) {
             Map<String, Long> c = new LinkedHashMap<>();
             long probes = p.c2s.tailLossProbes + p.s2c.tailLossProbes;
@@ -87,6 +92,11 @@ final class BuiltinRules {
         }
 
         @Override
+        public String finding() {
+            return "receive window limited";
+        }
+
+        @Override
         public RuleOutcome check(ConnectionProfile p) {
             Map<String, Long> c = new LinkedHashMap<>();
             long limited = p.c2s.rwndLimitedUs + p.s2c.rwndLimitedUs;
@@ -107,6 +117,11 @@ final class BuiltinRules {
         @Override
         public String name() {
             return "no_timeout";
+        }
+
+        @Override
+        public String finding() {
+            return "timeouts";
         }
 
         @Override
@@ -137,6 +152,11 @@ final class BuiltinRules {
         }
 
         @Override
+        public String finding() {
+            return "server stall";
+        }
+
+        @Override
         public RuleOutcome check(ConnectionProfile p) {
             Map<String, Long> c = new LinkedHashMap<>();
             c.put("max_server_arc_us", p.path.maxServerArcUs());
@@ -163,6 +183,11 @@ final class BuiltinRules {
         }
 
         @Override
+        public String finding() {
+            return "burst";
+        }
+
+        @Override
         public RuleOutcome check(ConnectionProfile p) {
             Map<String, Long> c = new LinkedHashMap<>();
             long longest = Math.max(p.c2s.longestBurst, p.s2c.longestBurst);
@@ -180,6 +205,11 @@ final class BuiltinRules {
         @Override
         public String name() {
             return "complete_trace";
+        }
+
+        @Override
+        public String finding() {
+            return "incomplete trace";
         }
 
         @Override

@@ -112,6 +112,7 @@ public final class Screen {
 
     public ScreenVerdict evaluate(ConnectionProfile p) {
         List<String> failed = new ArrayList<>();
+        List<String> findings = new ArrayList<>();
         Map<String, Long> counts = new LinkedHashMap<>();
         List<String> reasons = new ArrayList<>();
         for (ScreenRule r : rules) {
@@ -119,11 +120,12 @@ public final class Screen {
             counts.putAll(o.counts());
             if (!o.passed()) {
                 failed.add(r.name());
+                findings.add(r.finding());
                 reasons.add(o.reason());
             }
         }
         long score = Math.max(0, p.durationUs() - p.times.get(Category.PROPAGATION) - p.times.get(Category.IDLE));
         String explanation = failed.isEmpty() ? "boring: every rule passed" : String.join("; ", reasons) + "; " + largestShare(p);
-        return new ScreenVerdict(p.connUid, failed.isEmpty(), failed, counts, score, explanation);
+        return new ScreenVerdict(p.connUid, failed.isEmpty(), failed, findings, counts, score, explanation);
     }
 }

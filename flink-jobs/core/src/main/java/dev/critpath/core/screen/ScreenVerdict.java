@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The screen's word on one connection: boring or not, which rules failed and why, the counts
+ * The screen's word on one connection: boring or not, which rules failed (and what each found) and why, the counts
  * behind every rule, and a score to rank the interesting ones by (time on the critical path not
  * explained by propagation or idling, µs).
  */
-public record ScreenVerdict(String connUid, boolean boring, List<String> failedRules, Map<String, Long> counts,
+public record ScreenVerdict(String connUid, boolean boring, List<String> failedRules, List<String> findings, Map<String, Long> counts,
                             long scoreUs, String explanation) {
 
     /** Row of the warehouse's `screening` table. */

@@ -13,6 +13,7 @@ import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
+import dev.critpath.core.testing.AvroLibrary;
 import dev.critpath.core.testing.Repo;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,7 @@ class PacketEventVectorsTest {
     @TestFactory
     Stream<DynamicTest> validVectorsPassEveryValidator() throws IOException {
         JsonSchema schema = jsonSchema();
-        Schema avro = new Schema.Parser().parse(new String(Repo.schemaResource("packet-event.avsc"), StandardCharsets.UTF_8));
+        Schema avro = AvroLibrary.schema();
         List<DynamicTest> tests = new ArrayList<>();
         for (JsonNode n : index().get("valid")) {
             String name = n.asText();
@@ -71,7 +72,7 @@ class PacketEventVectorsTest {
                 assertTrue(errors.isEmpty(), "JSON Schema rejects a valid vector: " + errors);
                 // writing and reading back keeps every field
                 assertEquals(e, CODEC.parse(PacketEventJson.toJson(e)));
-                assertEquals(e, fromAvro(roundTripAvro(avro, MAPPER.readTree(json))));
+                assertEquals(e, AvroLibrary.fromAvro(roundTripAvro(avro, MAPPER.readTree(json))));
             }));
         }
         return tests.stream();
@@ -151,26 +152,5 @@ class PacketEventVectorsTest {
             }
             default -> throw new IllegalArgumentException("unexpected Avro type " + s);
         };
-    }
-
-    private static PacketEvent fromAvro(GenericRecord r) {
-        Object sack = r.get("sack");
-        long[] blocks = sack == null ? null : ((List<?>) sack).stream().mapToLong(x -> (Long) x).toArray();
-        Object role = r.get("sensor_role");
-        return new PacketEvent(r.get("sensor").toString(), role == null ? null : SensorRole.fromWire(role.toString()),
-                (Long) r.get("ts_us"), r.get("community_id").toString(), r.get("orig_h").toString(), (Integer) r.get("orig_p"),
-                r.get("resp_h").toString(), (Integer) r.get("resp_p"), (Boolean) r.get("is_orig"), (Integer) r.get("flags"),
-                (Long) r.get("seq"), (Long) r.get("ack"), (Integer) r.get("len"), (Integer) r.get("win"),
-                optInt(r.get("wscale")), optInt(r.get("mss")), (Boolean) r.get("sack_ok"), blocks,
-                optLong(r.get("tsval")), optLong(r.get("tsecr")), optInt(r.get("ip_id")), (Integer) r.get("ttl"),
-                optLong(r.get("capture_index")));
-    }
-
-    private static int optInt(Object o) {
-        return o == null ? PacketEvent.ABSENT : (Integer) o;
-    }
-
-    private static long optLong(Object o) {
-        return o == null ? PacketEvent.ABSENT : (Long) o;
     }
 }

@@ -10,15 +10,20 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.pcap.PcapFormatException;
 import dev.critpath.core.testing.AnalysisRows;
+import dev.critpath.core.testing.AvroLibrary;
 import dev.critpath.core.testing.Peers;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.testing.ZeekLabEvents;
 import dev.critpath.core.testing.ZeekSensor;
+import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.message.BinaryMessageDecoder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * zeek-scripts/tools (its compiled path where the plugin is built in zeek-scripts/plugin/build or
  * installed, else its script path). It also holds the committed lab events (testdata/zeek/lab) to what Zeek
  * writes today, so that ZeekBaselineTest, which checks those where Zeek is not installed, cannot
- * go stale. Skips, saying why, where there is no Zeek.
+ * go stale, and the compiled sensor's Avro records to its JSON events. Skips, saying why, where
+ * there is no Zeek.
  */
 class ZeekEqualityTest {
     /** Both readers name the sensor of a public capture alike: the name compare-analysis gives it. */
@@ -87,6 +93,50 @@ class ZeekEqualityTest {
                 AnalysisRows.assertSame(PcapEvents.readAll(file, PUBLIC_SENSOR, SensorRole.UNKNOWN), ZeekSensor.parse(run.events()), "analysis rows");
             });
         }));
+    }
+
+    /**
+     * The compiled sensor's Avro records (CritPath::encoding=AVRO), as Avro's Java library reads
+     * them one after another, are its JSON events, record for record: on every lab capture (the
+     * committed events, which the test above holds to today's Zeek) and on the package's own traces
+     * (backwards stamps, a SYN/ACK first, packets Zeek discards, loopback).
+     */
+    @Test
+    void avroRecordsAreTheJsonEvents() throws Exception {
+        Path zeek = zeekOrSkip();
+        assumeTrue(Files.isDirectory(Repo.root().resolve("zeek-scripts/plugin/build/lib")),
+                "the compiled sensor is not built (zeek-scripts/plugin/build.sh): only it writes Avro");
+        List<Executable> checks = new ArrayList<>();
+        for (String scenario : ZeekLabEvents.scenarios()) {
+            for (String side : ZeekLabEvents.SIDES) {
+                Path capture = Repo.testdata("lab").resolve(scenario).resolve(side + ".pcap");
+                checks.add(named(scenario + "/" + side, () -> assertAvroIs(
+                        ZeekSensor.avroEvents(zeek, capture, side + "-side", SensorRole.fromWire(side)),
+                        ZeekLabEvents.lines(ZeekLabEvents.committed(), scenario, side))));
+            }
+        }
+        List<Path> traces = new ArrayList<>(List.of(Repo.testdata("zeek/loopback-http.pcap")));
+        try (var s = Files.list(Repo.root().resolve("zeek-scripts/testing/Traces"))) {
+            s.filter(f -> f.toString().endsWith(".pcap")).sorted().forEach(traces::add);
+        }
+        for (Path capture : traces) {
+            checks.add(named(capture.getFileName().toString(), () -> assertAvroIs(
+                    ZeekSensor.avroEvents(zeek, capture, PUBLIC_SENSOR, SensorRole.UNKNOWN),
+                    ZeekSensor.events(zeek, capture, PUBLIC_SENSOR, SensorRole.UNKNOWN).events())));
+        }
+        assertAll(checks);
+    }
+
+    private static void assertAvroIs(ZeekSensor.Run avro, List<String> json) throws Exception {
+        assertEquals(0, avro.exit(), avro.errors());
+        BinaryMessageDecoder<GenericRecord> avroLibrary = AvroLibrary.singleObjectDecoder();
+        List<PacketEvent> got = new ArrayList<>();
+        ByteArrayInputStream records = new ByteArrayInputStream(avro.output());
+        while (records.available() > 0) {
+            got.add(AvroLibrary.fromAvro(avroLibrary.decode(records)));
+        }
+        assertTrue(!json.isEmpty(), "no events to compare");
+        assertEquals(ZeekSensor.parse(json), got);
     }
 
     private static Path zeekOrSkip() {

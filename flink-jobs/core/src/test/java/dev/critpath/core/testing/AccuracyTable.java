@@ -1,6 +1,7 @@
 package dev.critpath.core.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.DirectionStats;
@@ -34,6 +35,45 @@ public final class AccuracyTable {
         return sb.toString();
     }
 
+    /**
+     * The single-capture table: each scenario analysed from each capture alone next to both,
+     * against the lab's truth (the remote host's logged time, the kernels' counters).
+     */
+    public static String singleCapture(List<Scenario> twoPoint, java.util.function.BiFunction<Scenario, CaptureMode, Scenario> alone) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| scenario | capture | propagation ms: expected / alone / both | local host ms: alone / both | remote host ms: spent / merged category alone | loss: kernel / alone |\n");
+        sb.append("|---|---|---|---|---|---|\n");
+        for (Scenario s : twoPoint) {
+            if (s.connections().size() > 1) {
+                continue;
+            }
+            Connection both = s.connections().get(0);
+            for (CaptureMode mode : List.of(CaptureMode.SERVER_SIDE, CaptureMode.CLIENT_SIDE)) {
+                Connection one = alone.apply(s, mode).connections().get(0);
+                ConnectionProfile p = one.result().profile();
+                ConnectionProfile p2 = both.result().profile();
+                boolean serverSide = mode == CaptureMode.SERVER_SIDE;
+                Category local = serverSide ? Category.SERVER : Category.CLIENT;
+                Category merged = serverSide ? Category.CLIENT_OR_QUEUING : Category.SERVER_OR_QUEUING;
+                sb.append(String.format(Locale.ROOT, "| %s | %s | %.1f / %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %s |%n", s.name(),
+                        serverSide ? "server side" : "client side", both.expectedPropagationUs() / 1e3, p.times.get(Category.PROPAGATION) / 1e3,
+                        p2.times.get(Category.PROPAGATION) / 1e3, p.times.get(local) / 1e3, p2.times.get(local) / 1e3,
+                        remoteSpentUs(one, !serverSide) / 1e3, p.times.get(merged) / 1e3, loss(one, p)));
+            }
+        }
+        return sb.toString();
+    }
+
+    /** What the remote host spent on purpose: the server's executed delays, or the client's pauses. */
+    public static long remoteSpentUs(Connection c, boolean serverIsRemote) {
+        long sum = 0;
+        JsonNode exchanges = c.truth().get("exchanges");
+        for (int i = 0; i < exchanges.size(); i++) {
+            sum += serverIsRemote ? c.injectedServerDelayUs(i) : exchanges.get(i).get("client_pause_us_executed").asLong();
+        }
+        return sum;
+    }
+
     private static String row(Scenario s, Connection c) {
         ConnectionProfile p = c.result().profile();
         JsonNode cfg = s.truth().get("config");
@@ -56,20 +96,37 @@ public final class AccuracyTable {
         JsonNode d = c.truth().get("delay_us");
         List<String> parts = new ArrayList<>();
         parts.add(ms(d.get("c2s")) + "/" + ms(d.get("s2c")) + " ms one way");
-        JsonNode rate = cfg.get("rate_kbit");
         for (String dir : List.of("c2s", "s2c")) {
-            if (!rate.get(dir).isNull()) {
-                parts.add(dir + " " + rate.get(dir).asLong() + " kbit/s, queue " + cfg.get("queue_bytes").get(dir).asLong() / 1000 + " KB");
+            if (!cfg.get("rate_kbit").get(dir).isNull()) {
+                parts.add(String.format(Locale.ROOT, "%s %d kbit/s, queue %.1f KB", dir, cfg.get("rate_kbit").get(dir).asLong(),
+                        cfg.get("queue_bytes").get(dir).asLong() / 1e3));
+            }
+            if (cfg.get("jitter_us").get(dir).asLong() > 0) {
+                parts.add(dir + " jitter 0-" + ms(cfg.get("jitter_us").get(dir)) + " ms");
+            }
+            if (cfg.path("batch_us").path(dir).asLong() > 0) {
+                parts.add(dir + " in " + ms(cfg.get("batch_us").get(dir)) + " ms batches");
+            }
+            if (cfg.get("random_loss").path(dir).asDouble() > 0) {
+                parts.add(String.format(Locale.ROOT, "%s %.0f%% random loss", dir, cfg.get("random_loss").get(dir).asDouble() * 100));
             }
         }
-        if (c.truth().get("drops").size() > 0) {
-            parts.add(c.truth().get("drops").size() + " drop(s)");
+        int drops = c.truth().get("drops").size();
+        if (drops > 0) {
+            long acks = 0;
+            for (JsonNode drop : c.truth().get("drops")) {
+                acks += "ack".equals(drop.get("kind").asText()) ? 1 : 0;
+            }
+            parts.add(drops + " drop(s)" + (acks > 0 ? ", " + acks + " of them pure ACKs" : ""));
         }
         if (!"reno".equals(cfg.get("cc").asText())) {
             parts.add(cfg.get("cc").asText());
         }
         if (cfg.get("sack").asBoolean()) {
             parts.add("SACK");
+        }
+        if (cfg.path("early_retrans").asInt(3) == 0) {
+            parts.add("TLP off");
         }
         return String.join(", ", parts);
     }
@@ -89,12 +146,14 @@ public final class AccuracyTable {
         }
         DirectionStats a = p.c2s;
         DirectionStats b = p.s2c;
-        return String.format(Locale.ROOT, "%s / %s (%.1f)", counts(kernelFast, kernelTimers, kernelProbes),
-                counts(a.fastRetransmits + b.fastRetransmits, a.timeouts + b.timeouts + a.backoffs + b.backoffs, a.tailLossProbes + b.tailLossProbes),
+        return String.format(Locale.ROOT, "%s / %s (%.1f)", counts(kernelFast, kernelTimers, kernelProbes, 0),
+                counts(a.fastRetransmits + b.fastRetransmits, a.timeouts + b.timeouts + a.backoffs + b.backoffs, a.tailLossProbes + b.tailLossProbes,
+                        a.probesOrTimeouts + b.probesOrTimeouts),
                 p.times.loss() / 1e3);
     }
 
-    private static String counts(long fast, long timers, long probes) {
+    /** probesOrTimeouts: of the probes, those an RTO's timing fits too. */
+    private static String counts(long fast, long timers, long probes, long probesOrTimeouts) {
         List<String> parts = new ArrayList<>();
         if (fast > 0) {
             parts.add(fast + " fast");
@@ -102,8 +161,11 @@ public final class AccuracyTable {
         if (timers > 0) {
             parts.add(timers + " RTO");
         }
-        if (probes > 0) {
-            parts.add(probes + " TLP");
+        if (probes > probesOrTimeouts) {
+            parts.add(probes - probesOrTimeouts + " TLP");
+        }
+        if (probesOrTimeouts > 0) {
+            parts.add(probesOrTimeouts + " TLP or RTO");
         }
         return parts.isEmpty() ? "none" : String.join(" + ", parts);
     }

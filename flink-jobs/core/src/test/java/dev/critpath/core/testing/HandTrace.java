@@ -179,6 +179,7 @@ public final class HandTrace {
         long[] sack;
         int ipId;
         long tsval = -1;
+        long tsecr = -1;
 
         P(boolean c2s, long dep) {
             this.c2s = c2s;
@@ -255,6 +256,12 @@ public final class HandTrace {
             return this;
         }
 
+        /** The peer's TCP timestamp value it echoes (none by default). */
+        public P tsecr(long value) {
+            tsecr = value;
+            return this;
+        }
+
         public P sack(long... relEdges) {
             sack = relEdges;
             return this;
@@ -326,7 +333,7 @@ public final class HandTrace {
         String cid = CommunityId.tcpV1(CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, 0);
         return new PacketEvent(sensor, role, t0 + ts, cid, CLIENT, CLIENT_PORT, SERVER, SERVER_PORT, p.c2s, p.flags, seq, ack,
                 p.len, p.win, p.options ? 7 : -1, p.options ? mss : -1, p.options && sackPermitted ? Boolean.TRUE : null, sack,
-                p.tsval, -1, p.ipId, 64, PacketEvent.ABSENT);
+                p.tsval, p.tsecr, p.ipId, 64, PacketEvent.ABSENT);
     }
 
     /** Pure ACKs carry the next sequence number their sender would use at that time. */

@@ -2,6 +2,7 @@ package dev.critpath.core.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.recipe.Analyzer;
@@ -25,7 +26,7 @@ import java.util.stream.Stream;
 
 /** The trace lab's fixtures (testdata/lab/SCENARIO/{client,server}.pcap + truth.json), analysed once. */
 public final class LabFixtures {
-    private static final Map<Path, Scenario> CACHE = new ConcurrentHashMap<>();
+    private static final Map<String, Scenario> CACHE = new ConcurrentHashMap<>();
     /** The default screen, keeping every connection's packets (the `packets` table's tests count them all). */
     private static final Screen KEEP_EVERY_PACKET = Screen.fromProperties(keepEveryPacket(), null);
 
@@ -69,10 +70,23 @@ public final class LabFixtures {
             return sum;
         }
 
-        /** Configured one-way delay of each direction times the network arcs of that direction on the path. */
+        /**
+         * The smallest one-way delay the lab's path gave a packet of this direction: the configured
+         * delay plus the least the delay line added on top to any packet (a bottleneck's
+         * serialisation of the packet itself, batching in phase with the traffic, the smallest
+         * jitter draw). No capture can tell that part from propagation; fixtures recorded before the
+         * delay line reported it have only the configured delay.
+         */
+        public long pathDelayUs(Direction dir) {
+            String d = dir == Direction.C2S ? "c2s" : "s2c";
+            JsonNode extra = truth.path("delay_line").path("extra_delay").path(d).path("extra");
+            return truth.get("delay_us").get(d).asLong() + (extra.path("packets").asLong() > 0 ? extra.get("min_us").asLong() : 0);
+        }
+
+        /** The path's one-way delay of each direction times the network arcs of that direction on the path. */
         public long expectedPropagationUs() {
-            long c2s = truth.get("delay_us").get("c2s").asLong();
-            long s2c = truth.get("delay_us").get("s2c").asLong();
+            long c2s = pathDelayUs(Direction.C2S);
+            long s2c = pathDelayUs(Direction.S2C);
             long sum = 0;
             for (PathArc a : result.arcs()) {
                 if (a.kind() == PathArc.Kind.NETWORK) {
@@ -83,7 +97,7 @@ public final class LabFixtures {
         }
     }
 
-    public record Scenario(String name, Path dir, JsonNode truth, List<Connection> connections) {
+    public record Scenario(String name, Path dir, JsonNode truth, List<Connection> connections, CaptureMode mode) {
     }
 
     public static List<Scenario> all() {
@@ -116,14 +130,29 @@ public final class LabFixtures {
         return load(Repo.testdata("lab").resolve(name));
     }
 
-    /** Analyses a lab run directory (fixtures or a fresh live run). */
+    public static Scenario scenario(String name, CaptureMode mode) {
+        return load(Repo.testdata("lab").resolve(name), mode);
+    }
+
+    /** Analyses a lab run directory (fixtures or a fresh live run) from both captures. */
     public static Scenario load(Path dir) {
-        return CACHE.computeIfAbsent(dir.toAbsolutePath(), d -> {
+        return load(dir, CaptureMode.TWO_POINT);
+    }
+
+    /** Analyses a lab run directory from the captures the mode names, each sensor's side told as a user would with --client-pcap/--server-pcap. */
+    public static Scenario load(Path dir, CaptureMode mode) {
+        Path abs = dir.toAbsolutePath();
+        return CACHE.computeIfAbsent(abs + "#" + mode, key -> {
+            Path d = abs;
             try {
                 JsonNode truth = new ObjectMapper().readTree(d.resolve("truth.json").toFile());
                 ConnectionAssembler as = new ConnectionAssembler();
-                PcapEvents.readAll(d.resolve("client.pcap"), "client-side", SensorRole.CLIENT).forEach(as::add);
-                PcapEvents.readAll(d.resolve("server.pcap"), "server-side", SensorRole.SERVER).forEach(as::add);
+                if (mode != CaptureMode.SERVER_SIDE) {
+                    PcapEvents.readAll(d.resolve("client.pcap"), "client-side", SensorRole.CLIENT).forEach(as::add);
+                }
+                if (mode != CaptureMode.CLIENT_SIDE) {
+                    PcapEvents.readAll(d.resolve("server.pcap"), "server-side", SensorRole.SERVER).forEach(as::add);
+                }
                 Map<Integer, ConnectionResult> byPort = new HashMap<>();
                 Analyzer analyzer = Analyzer.defaults();
                 Screen screen = KEEP_EVERY_PACKET;
@@ -138,7 +167,7 @@ public final class LabFixtures {
                     }
                     conns.add(new Connection(c, r));
                 }
-                return new Scenario(d.getFileName().toString(), d, truth, conns);
+                return new Scenario(d.getFileName().toString(), d, truth, conns, mode);
             } catch (Exception e) {
                 throw new IllegalStateException("cannot analyse lab run " + d, e);
             }

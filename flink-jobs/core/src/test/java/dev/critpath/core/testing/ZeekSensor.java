@@ -26,8 +26,12 @@ public final class ZeekSensor {
     private ZeekSensor() {
     }
 
-    /** What sensor-events printed (the events, one JSON line each), Zeek's exit status and its complaints. */
-    public record Run(int exit, List<String> events, String errors) {
+    /** What sensor-events printed (the events), Zeek's exit status and its complaints. */
+    public record Run(int exit, byte[] output, String errors) {
+        /** The events as JSON lines. */
+        public List<String> events() {
+            return new String(output, StandardCharsets.UTF_8).lines().toList();
+        }
     }
 
     /**
@@ -49,6 +53,11 @@ public final class ZeekSensor {
     /** The package's events for one capture, its sensor named and placed as given. */
     public static Run events(Path zeek, Path capture, String sensor, SensorRole role) {
         return run(zeek, tool("sensor-events"), capture.toString(), sensor, role.name());
+    }
+
+    /** The same in the compiled sensor's Avro encoding (CritPath::encoding=AVRO): its records one after another. */
+    public static Run avroEvents(Path zeek, Path capture, String sensor, SensorRole role) {
+        return run(zeek, tool("sensor-events"), capture.toString(), sensor, role.name(), "AVRO");
     }
 
     /** Writes the lab set (SCENARIO/{client,server}.jsonl.gz) under dir, as the committed one is made. */
@@ -78,15 +87,15 @@ public final class ZeekSensor {
                 ProcessBuilder pb = new ProcessBuilder(command).redirectError(errors.toFile());
                 pb.environment().put("ZEEK", zeek.toString());
                 Process p = pb.start();
-                List<String> lines;
+                byte[] output;
                 try (InputStream out = p.getInputStream()) {
-                    lines = new String(out.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+                    output = out.readAllBytes();
                 }
                 if (!p.waitFor(10, TimeUnit.MINUTES)) {
                     p.destroyForcibly();
                     throw new IllegalStateException(String.join(" ", command) + " took more than 10 minutes");
                 }
-                return new Run(p.exitValue(), lines, Files.readString(errors).strip());
+                return new Run(p.exitValue(), output, Files.readString(errors).strip());
             } finally {
                 Files.delete(errors);
             }

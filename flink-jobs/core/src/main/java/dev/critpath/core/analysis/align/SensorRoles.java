@@ -15,10 +15,100 @@ final class SensorRoles {
     private SensorRoles() {
     }
 
-    /** Whether a connection's only sensor sits at the client's side: configured, hinted, or told from timing. */
+    /** Initial TTLs stacks use: a packet captured next to its sender still carries one. */
+    private static final int[] INITIAL_TTLS = {32, 64, 128, 255};
+    /** How much longer one handshake gap must be than the other to tell where the sensor sits. */
+    private static final int HANDSHAKE_RATIO = 4;
+
+    /**
+     * Whether a connection's only sensor sits at the client's side: configured or hinted; else
+     * as its packets say (see {@link #evidence}); else told from turnaround timing.
+     */
     static boolean isClientSide(SensorView v, AnalysisConfig cfg) {
         SensorRole hint = hint(v, cfg);
-        return hint != SensorRole.UNKNOWN ? hint == SensorRole.CLIENT : nearClientScore(v) < 0;
+        if (hint != SensorRole.UNKNOWN) {
+            return hint == SensorRole.CLIENT;
+        }
+        SensorRole seen = evidence(v);
+        return seen != SensorRole.UNKNOWN ? seen == SensorRole.CLIENT : nearClientScore(v) < 0;
+    }
+
+    /** The side configured or hinted for this sensor is not where its packets say it sits. */
+    static boolean contradicted(SensorView v, AnalysisConfig cfg) {
+        SensorRole stated = hint(v, cfg);
+        SensorRole seen = evidence(v);
+        return stated != SensorRole.UNKNOWN && seen != SensorRole.UNKNOWN && stated != seen;
+    }
+
+    /**
+     * Where a sensor sits by what its packets say, UNKNOWN when they say nothing or disagree:
+     * <ul>
+     * <li>TTL: packets from the host next to the sensor still carry an initial TTL (32, 64, 128,
+     * 255); the other end's have crossed routers;</li>
+     * <li>the handshake: next to the client, SYN to SYN/ACK is a round trip and SYN/ACK to ACK the
+     * client's own reaction; next to the server, the other way round.</li>
+     * </ul>
+     */
+    static SensorRole evidence(SensorView v) {
+        SensorRole byTtl = byTtl(v.pkts);
+        SensorRole byHandshake = byHandshake(v.pkts);
+        if (byTtl == SensorRole.UNKNOWN) {
+            return byHandshake;
+        }
+        return byHandshake == SensorRole.UNKNOWN || byHandshake == byTtl ? byTtl : SensorRole.UNKNOWN;
+    }
+
+    private static SensorRole byTtl(List<Packet> pkts) {
+        boolean clientInitial = allInitialTtl(pkts, true);
+        boolean serverInitial = allInitialTtl(pkts, false);
+        if (clientInitial == serverInitial) {
+            return SensorRole.UNKNOWN; // both next to the sensor (one LAN), or neither: TTL cannot tell
+        }
+        return clientInitial ? SensorRole.CLIENT : SensorRole.SERVER;
+    }
+
+    /** Every packet of the direction carries an initial TTL (false when none has a TTL). */
+    private static boolean allInitialTtl(List<Packet> pkts, boolean c2s) {
+        boolean any = false;
+        for (Packet p : pkts) {
+            if (p.c2s == c2s && p.ttl > 0) {
+                any = true;
+                boolean initial = false;
+                for (int t : INITIAL_TTLS) {
+                    initial |= p.ttl == t;
+                }
+                if (!initial) {
+                    return false;
+                }
+            }
+        }
+        return any;
+    }
+
+    private static SensorRole byHandshake(List<Packet> pkts) {
+        Packet syn = null;
+        Packet synAck = null;
+        for (Packet p : pkts) {
+            if (p.has(TcpFlags.SYN) && !p.has(TcpFlags.ACK) && p.c2s) {
+                if (syn != null) {
+                    return SensorRole.UNKNOWN; // a re-sent SYN: which one the SYN/ACK answers is unclear
+                }
+                syn = p;
+            } else if (p.has(TcpFlags.SYN) && p.has(TcpFlags.ACK) && !p.c2s) {
+                if (synAck != null || syn == null) {
+                    return SensorRole.UNKNOWN;
+                }
+                synAck = p;
+            } else if (synAck != null && p.c2s && p.has(TcpFlags.ACK)) {
+                long synToSynAck = synAck.ts - syn.ts;
+                long synAckToAck = p.ts - synAck.ts;
+                if (synToSynAck > HANDSHAKE_RATIO * synAckToAck) {
+                    return SensorRole.CLIENT;
+                }
+                return synAckToAck > HANDSHAKE_RATIO * synToSynAck ? SensorRole.SERVER : SensorRole.UNKNOWN;
+            }
+        }
+        return SensorRole.UNKNOWN;
     }
 
     /** Whether the first of a connection's two sensors is the client-side one. */

@@ -29,9 +29,14 @@ public final class Timeline {
     public final long minRttUs;
     /** Transmissions whose departure or arrival is estimated because a capture missed it. */
     public final int captureGaps;
+    /** Packets seen leaving and never arriving, pure ACKs included. */
     public final int lostBetweenSensors;
+    /** Of those, pure ACKs. */
+    public final int acksLostBetweenSensors;
+    /** A sensor's stated side (configured or hinted) that its own packets contradict (see {@link SensorRoles#evidence}). */
+    public final boolean sideContradicted;
 
-    private Timeline(CaptureMode mode, List<Tx> txs, SensorView clientView, SensorView serverView, SensorClock clock, long minOwdC2s,
+    private Timeline(boolean sideContradicted, CaptureMode mode, List<Tx> txs, SensorView clientView, SensorView serverView, SensorClock clock, long minOwdC2s,
             long minOwdS2c, long minRttUs, CaptureGaps gaps) {
         this.mode = mode;
         this.txs = txs;
@@ -43,6 +48,8 @@ public final class Timeline {
         this.minRttUs = minRttUs;
         this.captureGaps = gaps.estimated;
         this.lostBetweenSensors = gaps.lostC2s + gaps.lostS2c;
+        this.acksLostBetweenSensors = gaps.lostAcks;
+        this.sideContradicted = sideContradicted;
         ordered(txs);
     }
 
@@ -58,15 +65,16 @@ public final class Timeline {
         if (views.size() > 2) {
             throw new IllegalArgumentException("a connection seen by " + views.size() + " sensors; at most two (client and server side) are supported");
         }
+        boolean contradicted = views.stream().anyMatch(v -> SensorRoles.contradicted(v, cfg));
         if (views.size() == 1) {
-            return singleSensor(views.get(0), SensorRoles.isClientSide(views.get(0), cfg));
+            return singleSensor(contradicted, views.get(0), SensorRoles.isClientSide(views.get(0), cfg));
         }
         boolean firstIsClient = SensorRoles.firstIsClientSide(views.get(0), views.get(1), cfg);
-        return twoPoint(views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior);
+        return twoPoint(contradicted, views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior);
     }
 
     /** The remote end's events one half of the minimum round trip away from the sensor's. */
-    private static Timeline singleSensor(SensorView v, boolean atClient) {
+    private static Timeline singleSensor(boolean sideContradicted, SensorView v, boolean atClient) {
         long minRtt = SensorRoles.minTurnaround(v.pkts, Direction.of(atClient));
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
         List<Tx> txs = new ArrayList<>(v.pkts.size());
@@ -83,11 +91,11 @@ public final class Timeline {
             }
             txs.add(t);
         }
-        return new Timeline(atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, txs, atClient ? v : null, atClient ? null : v,
+        return new Timeline(sideContradicted, atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, txs, atClient ? v : null, atClient ? null : v,
                 SensorClock.ONE_SENSOR, half, half, minRtt == Long.MAX_VALUE ? -1 : minRtt, new CaptureGaps());
     }
 
-    private static Timeline twoPoint(SensorView client, SensorView server, PathPrior prior) {
+    private static Timeline twoPoint(boolean sideContradicted, SensorView client, SensorView server, PathPrior prior) {
         List<Tx> txs = new ArrayList<>(client.pkts.size() + server.pkts.size());
         Matching c2s = Matching.match(client.pkts, server.pkts, Direction.C2S);
         Matching s2c = Matching.match(server.pkts, client.pkts, Direction.S2C);
@@ -100,7 +108,7 @@ public final class Timeline {
         long minOwdS2c = orElse(minObservedOwd(txs, Direction.S2C), prior.owdS2cUs());
         long minRtt = minOwdC2s >= 0 && minOwdS2c >= 0 ? minOwdC2s + minOwdS2c : -1;
         CaptureGaps gaps = CaptureGaps.fill(txs, minOwdC2s, minOwdS2c);
-        return new Timeline(CaptureMode.TWO_POINT, txs, client, server, clock, minOwdC2s, minOwdS2c, minRtt, gaps);
+        return new Timeline(sideContradicted, CaptureMode.TWO_POINT, txs, client, server, clock, minOwdC2s, minOwdS2c, minRtt, gaps);
     }
 
     private static long orElse(long observed, long known) {

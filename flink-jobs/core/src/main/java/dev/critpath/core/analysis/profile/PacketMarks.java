@@ -57,7 +57,10 @@ final class PacketMarks {
     private PacketKind kind(Tx t) {
         TxKind k = marks.kind(t);
         if (k == TxKind.RETRANSMISSION) {
-            return marks.spurious(t) ? PacketKind.SPURIOUS : PacketKind.resend(marks.lossCause(t));
+            if (marks.spurious(t)) {
+                return PacketKind.SPURIOUS;
+            }
+            return marks.lossCause(t) == null ? PacketKind.SYN_ACK_AGAIN : PacketKind.resend(marks.lossCause(t));
         }
         if (k == TxKind.WINDOW_PROBE) {
             return PacketKind.WINDOW_PROBE;

@@ -167,7 +167,8 @@ public final class Profiler {
             reordered += v.reorderedInCapture;
         }
         return new ConnectionProfile.Quality(c2s.outOfWindow + s2c.outOfWindow, tl.captureGaps,
-                tl.lostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed(tl.txs), eventsOverCap);
+                tl.lostBetweenSensors, tl.acksLostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed(tl.txs), eventsOverCap,
+                tl.sideContradicted);
     }
 
     /** A FIN or RST anywhere; looked for from the end, where a close is. */

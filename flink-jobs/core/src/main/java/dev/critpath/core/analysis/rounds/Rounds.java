@@ -35,10 +35,15 @@ public final class Rounds {
     private final PathArc.Kind[] arcKind;
     private final int[] clientEvents;
     private final long[] deliveredAt;
+    /** With one capture, what the unwatched end's replies answer; null with two. */
+    private final AckEvidence answers;
+    private final Endpoint unwatched;
 
     private Rounds(Timeline tl, SenderMarks marks) {
         this.txs = tl.txs;
         this.marks = marks;
+        unwatched = tl.mode.unwatched();
+        answers = unwatched == null ? null : AckEvidence.of(txs, unwatched, marks);
         parent = new int[2 * txs.size()];
         arcKind = new PathArc.Kind[2 * txs.size()];
         Arrays.fill(parent, NO_NODE);
@@ -209,10 +214,10 @@ public final class Rounds {
             if (!isArrival(node)) {
                 boolean newData = marks.isNewData(t);
                 if (newData && peerSpokeSinceMyData) {
-                    turnTrigger = lastPeerNewArr; // this turn answers what the peer said last
+                    turnTrigger = answered(t, lastPeerNewArr); // this turn answers what the peer said last
                     peerSpokeSinceMyData = false;
                 }
-                linkDeparture(node, t, lastEvent, lastPeerSeqArr, newData ? turnTrigger : NO_NODE);
+                linkDeparture(node, t, lastEvent, answered(t, lastPeerSeqArr), newData ? turnTrigger : NO_NODE);
             }
             lastEvent = node;
         }
@@ -231,6 +236,10 @@ public final class Rounds {
         int chosen;
         int liberator = marks.liberator(t);
         int window = liberator >= 0 && txs.get(liberator).arr() != Tx.NONE && txs.get(liberator).arr() <= at ? arr(liberator) : NO_NODE;
+        if (marks.lossArc(t) && rtxOf < 0 && window != NO_NODE) {
+            link(node, window, PathArc.Kind.LOSS); // no earlier copy captured: the timer ran from when the window let it go
+            return;
+        }
         if (marks.isNewData(t)) {
             int app = turnTrigger != NO_NODE && time(turnTrigger) <= at ? turnTrigger : NO_NODE;
             chosen = later(app, window);
@@ -242,6 +251,18 @@ public final class Rounds {
             chosen = lastPeerSeqArr; // an ACK (or SYN/ACK) answers the peer's latest packet
         }
         link(node, chosen != NO_NODE ? chosen : lastEvent, PathArc.Kind.HOST);
+    }
+
+    /**
+     * The arrival a departure answers: for the unwatched end of a single capture, the one its ACK
+     * names (times there are estimates); otherwise {@code byTime}, the latest before it.
+     */
+    private int answered(Tx t, int byTime) {
+        if (answers == null || t.direction().sender() != unwatched) {
+            return byTime;
+        }
+        int trigger = answers.triggerOf(t);
+        return trigger == NO_NODE ? byTime : arr(trigger);
     }
 
     /** The later of two candidate nodes; the first wins ties. */

@@ -21,6 +21,10 @@ final class AckArrivals {
 
     void arrived(Tx a) {
         long t = a.arr();
+        if (!a.has(TcpFlags.ACK)) {
+            s.lastPeerSynAt = t; // the peer's SYN, which a SYN-ACK answers
+            return;
+        }
         long ack = a.p.ack;
         if (!s.established) {
             if (ack < 1) {
@@ -35,6 +39,9 @@ final class AckArrivals {
             s.lastAckTime = t;
             s.lastAckTx = a.idx();
             return;
+        }
+        if (a.p.len > 0) {
+            s.peerDataSinceLastSend = true;
         }
         long prevRwnd = s.rwnd;
         s.pipeBeforeLastAck = s.scoreboard.pipe();

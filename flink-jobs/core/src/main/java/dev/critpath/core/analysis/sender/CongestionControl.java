@@ -46,6 +46,11 @@ final class CongestionControl {
         return state;
     }
 
+    /** In fast recovery or recovering from a timeout. */
+    boolean recovering() {
+        return state == State.RECOVERY || state == State.LOSS;
+    }
+
     long cwnd() {
         return cwnd;
     }

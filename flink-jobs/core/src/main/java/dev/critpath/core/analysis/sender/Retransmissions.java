@@ -2,6 +2,7 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.event.TcpFlags;
 
 /**
  * The sender's re-sends: which copy each repeats, how the loss was recognised (tcpeval's loss
@@ -18,9 +19,42 @@ final class Retransmissions {
         this.losses = new LossClassifier(s.cfg, sack);
     }
 
-    /** A SYN again: only its timer re-sends it. */
+    private LossClassifier.Seen seen() {
+        return new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.rtt.srtt(), s.cc.state(), s.una, s.nxt,
+                s.timerArmedAt, Math.max(s.lastNewDataAt, s.lastAckTime));
+    }
+
+    /** How a re-send whose earlier copies no sensor saw was recognised, had they left at {@code firstDep}. */
+    LossCause causeOfHidden(long t, long end, long firstDep) {
+        return losses.classify(t, end, firstDep, null, seen());
+    }
+
+    /**
+     * The timer's earlier re-sends that no sensor saw (lost before it, as the original was): as
+     * many backed-off expiries as the wait fits, if the sender's IP ids say that many went missing.
+     */
+    private void countHiddenBackoffs(Tx r, long waitUs) {
+        int hidden = s.missingBefore == null ? 0 : Math.min(HiddenTimers.expiries(waitUs, s.rtt.rto()) - 1, s.missingBefore[r.idx()]);
+        if (hidden > 0) {
+            s.stats.backoffs += hidden;
+            s.stats.retransmissions += hidden;
+            s.stats.retransmittedBytes += (long) hidden * r.p.len;
+        }
+    }
+
+    /**
+     * A SYN again: its timer re-sent it, unless it is a SYN-ACK answering the peer's repeated SYN
+     * (Linux counts that a retransmitted segment but no timeout): a re-send without a loss cause,
+     * whose path runs through that SYN's arrival like any answer's.
+     */
     void synAgain(Tx syn, int prevIdx) {
         Tx prev = s.txs.get(prevIdx);
+        if (syn.has(TcpFlags.ACK) && s.lastPeerSynAt != NONE && s.lastPeerSynAt >= prev.dep()
+                && syn.dep() - s.lastPeerSynAt <= s.cfg.ackTriggerSlackUs) {
+            s.marks.resent(syn, prevIdx, null);
+            s.stats.retransmissions++;
+            return;
+        }
         LossCause before = s.marks.lossCause(prev);
         LossCause cause = before == LossCause.TIMEOUT || before == LossCause.BACKOFF ? LossCause.BACKOFF : LossCause.TIMEOUT;
         s.marks.resent(syn, prevIdx, cause);
@@ -34,19 +68,19 @@ final class Retransmissions {
     void resent(Tx r, long t, int prevIdx) {
         s.stats.retransmissions++;
         s.stats.retransmittedBytes += r.p.len;
-        if (prevIdx >= 0) {
+        boolean originalCaptured = prevIdx >= 0;
+        if (originalCaptured) {
             s.resends.add(r, s.txs.get(prevIdx));
         } else {
-            // the lost original was never captured: it left just before the first packet above it
-            Tx above = s.sent.firstAbove(r.end());
+            // the lost original was never captured: it left no later than the first packet above its first byte
+            Tx above = s.sent.firstAbove(r.seq() + 1);
             prevIdx = above != null ? above.idx() : -1;
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
         Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
         // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs
         boolean timeoutRecovery = s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
-        LossClassifier.Seen seen = new LossClassifier.Seen(s.lastLossEvidence, s.lastAckTime, s.rtt.minRtt(), s.rtt.srtt(), s.cc.state(),
-                s.una, s.nxt, s.timerArmedAt, Math.max(s.lastNewDataAt, s.lastAckTime));
+        LossClassifier.Seen seen = seen();
         LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
         s.marks.resent(r, prevIdx, cause);
         if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen)) {
@@ -65,6 +99,9 @@ final class Retransmissions {
             }
         } else {
             s.stats.countTimer(cause);
+            if (!originalCaptured && prev != null && cause == LossCause.TIMEOUT) {
+                countHiddenBackoffs(r, t - prev.dep());
+            }
             s.marks.lossArc(r, true);
             s.timerArmedAt = t;
             if (cause != LossCause.TAIL_LOSS_PROBE) {

@@ -50,7 +50,7 @@ public final class SenderMarks {
         return rtxOf[t.idx()];
     }
 
-    /** How the sender recognised the loss a re-send repairs; null for anything else. */
+    /** How the sender recognised the loss a re-send repairs; null for anything else (a SYN-ACK answering a repeated SYN too). */
     public LossCause lossCause(Tx t) {
         return lossCause[t.idx()];
     }

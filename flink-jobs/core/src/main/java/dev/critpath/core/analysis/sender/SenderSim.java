@@ -4,9 +4,12 @@ import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -26,14 +29,25 @@ public final class SenderSim {
     private final AckArrivals acks;
     private final Retransmissions retransmissions;
     private final Bursts bursts;
+    /** The sender is the end a single capture does not watch: its departures are estimates. */
+    private final boolean departuresEstimated;
+    /** How far estimated departures and arrivals may be off against each other (delay jitter, the kernel's reaction). */
+    private static final long ESTIMATE_ERROR_US = 200;
+    /** With estimated departures, the ACKs of the last clocking slack, oldest first. */
+    private final ArrayDeque<Tx> recentAcks = new ArrayDeque<>();
+    /** With estimated departures, per transmission of this sender the time to its next one. */
+    private long[] nextSendGap;
 
     /**
      * @param mss       the sender's segment size
      * @param rcvWscale the shift the receiver applies to its advertised windows (its SYN's window scale); -1 unknown
      * @param marks     where the simulation writes what it learns about this direction's transmissions
+     * @param departuresEstimated the sender is the end a single capture does not watch
      */
-    public SenderSim(List<Tx> txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks) {
+    public SenderSim(List<Tx> txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks,
+            boolean departuresEstimated) {
         this.dir = dir;
+        this.departuresEstimated = departuresEstimated;
         this.s = new SenderState(txs, cfg, mss, marks);
         this.acks = new AckArrivals(s, rcvWscale, sack);
         this.retransmissions = new Retransmissions(s, sack);
@@ -47,18 +61,45 @@ public final class SenderSim {
         for (Tx t : s.txs) {
             if (t.direction() == dir && t.dep() != Tx.NONE) {
                 sends.add(t);
-            } else if (t.direction() != dir && t.arr() != Tx.NONE && t.has(TcpFlags.ACK)) {
+            } else if (t.direction() != dir && t.arr() != Tx.NONE && (t.has(TcpFlags.ACK) || t.has(TcpFlags.SYN))) {
                 ackArrivals.add(t);
             }
         }
         InOrder.sortBy(sends, t -> t.dep());
         InOrder.sortBy(ackArrivals, t -> t.arr());
+        long[] earliest = null;
+        if (departuresEstimated) {
+            earliest = QueueBound.earliestDepartures(sends);
+            s.missingBefore = IpIds.missingBefore(sends, s.txs.size());
+            nextSendGap = new long[s.txs.size()];
+            for (int k = 0; k < sends.size(); k++) {
+                nextSendGap[sends.get(k).idx()] = k + 1 < sends.size() ? sends.get(k + 1).dep() - sends.get(k).dep() : Long.MAX_VALUE;
+            }
+        }
         int i = 0;
         int j = 0;
         while (i < sends.size() || j < ackArrivals.size()) {
             // an ACK and a send in the same microsecond: the ACK may have caused the send
-            if (j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr() <= sends.get(i).dep())) {
-                acks.arrived(ackArrivals.get(j++));
+            boolean ackFirst = j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr() <= sends.get(i).dep());
+            if (ackFirst && earliest != null && i < sends.size() && ackArrivals.get(j).arr() > earliest[i] && windowAllows(sends.get(i))) {
+                // an estimated departure is late by whatever queue the data met on its way: data
+                // the window already allowed left before ACKs that merely seem to arrive first
+                ackFirst = false;
+            } else if (!ackFirst && earliest != null && j < ackArrivals.size() && sends.get(i).seq() < s.nxt && !s.cc.recovering()
+                    && ackArrivals.get(j).arr() - sends.get(i).dep() <= estimateSlack()) {
+                // a fast retransmit leaves right after the ACK that revealed the loss; estimates of
+                // the two may swap them by the estimate's error
+                ackFirst = true;
+            }
+            if (ackFirst) {
+                Tx ack = ackArrivals.get(j++);
+                acks.arrived(ack);
+                if (departuresEstimated) {
+                    recentAcks.addLast(ack);
+                    while (ack.arr() - recentAcks.peekFirst().arr() > s.cfg.ackClockSlackUs) {
+                        recentAcks.removeFirst();
+                    }
+                }
             } else {
                 sent(sends.get(i++));
             }
@@ -151,14 +192,18 @@ public final class SenderSim {
         if (x.p.len > 0) {
             if (s.limit() >= dataEnd) {
                 liberator = s.liberations.liberatorFor(dataEnd, s.lastAckTx);
-                if (clockedByLastAck(t) && liberator != s.lastAckTx) {
-                    liberator = s.lastAckTx;
+                int clock = clockingAck(t);
+                if (clock >= 0 && liberator != clock) {
+                    liberator = clock;
                     s.stats.ackClocked++;
                 }
             } else {
                 liberator = beyondWindow(x, dataEnd, segs);
             }
             s.marks.liberator(x, liberator);
+            if (departuresEstimated && liberator >= 0 && hiddenResend(x, t, liberator)) {
+                s.timerArmedAt = t;
+            }
         }
         if (s.scoreboard.isEmpty()) {
             s.timerArmedAt = t;
@@ -168,6 +213,7 @@ public final class SenderSim {
         s.nxt = e;
         if (x.p.len > 0) {
             s.lastNewDataAt = t;
+            s.peerDataSinceLastSend = false;
         }
         s.cc.sent(segs);
         s.cc.validate(s.scoreboard.pipe(), s.una, s.nxt);
@@ -177,9 +223,68 @@ public final class SenderSim {
         s.windows.sent(e, s.una, s.rwnd);
     }
 
-    /** The sender, with data in flight, answered the last ACK within the clocking slack. */
-    private boolean clockedByLastAck(long t) {
-        return s.lastAckTime != NONE && t - s.lastAckTime <= s.cfg.ackClockSlackUs && s.pipeBeforeLastAck > 0;
+    /**
+     * Data of the unwatched sender that the window had allowed for a retransmission timeout (or
+     * with SACK a probe timeout) while the sender, within its turn, sent nothing the sensor saw, and
+     * whose IP identifier says packets were sent meanwhile: its first copy was lost before the
+     * sensor, and this is the timer's re-send, alone as a timer sends. Counted as the kernel does.
+     */
+    private boolean hiddenResend(Tx x, long t, int liberator) {
+        // a timer re-sends one segment and waits a round trip; a burst after the pause was the application's
+        boolean alone = s.rtt.minRtt() > 0 && nextSendGap[x.idx()] >= s.rtt.minRtt() / 2;
+        if (!alone || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
+            return false;
+        }
+        long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());
+        LossCause cause = retransmissions.causeOfHidden(t, x.end(), allowedAt);
+        long wait = t - allowedAt;
+        int timers = cause == LossCause.TAIL_LOSS_PROBE ? (HiddenTimers.probeFits(wait, s.rtt.srtt()) ? 1 : 0) : HiddenTimers.expiries(wait, s.rtt.rto());
+        if (cause == LossCause.FAST_RETRANSMIT || timers == 0) {
+            return false;
+        }
+        s.marks.resent(x, -1, cause);
+        s.marks.lossArc(x, true);
+        s.stats.countTimer(cause);
+        s.stats.backoffs += timers - 1;
+        s.stats.retransmissions += timers;
+        s.stats.retransmittedBytes += (long) timers * x.p.len;
+        return true;
+    }
+
+    /** How far the unwatched end's estimated times may be off against each other: a share of the round trip, at most the ACK clock's slack. */
+    private long estimateSlack() {
+        long minRtt = s.rtt.minRtt();
+        return minRtt > 0 ? Math.min(s.cfg.ackClockSlackUs, minRtt / 4) : 0;
+    }
+
+    /** New data the windows allow now. */
+    private boolean windowAllows(Tx x) {
+        return s.established && x.p.len > 0 && x.seq() >= s.nxt && s.limit() >= x.seq() + x.p.len;
+    }
+
+    /**
+     * The ACK the sender, with data in flight, answered within the clocking slack, or -1. With
+     * estimated departures, the latest one that arrived before the send by more than the
+     * estimates' error if one did (an ACK estimated just before may really have come just after),
+     * else the last one.
+     */
+    private int clockingAck(long t) {
+        if (s.lastAckTime == NONE || s.pipeBeforeLastAck <= 0 || t - s.lastAckTime > s.cfg.ackClockSlackUs) {
+            return -1;
+        }
+        if (departuresEstimated) {
+            for (Iterator<Tx> it = recentAcks.descendingIterator(); it.hasNext();) {
+                Tx ack = it.next();
+                long before = t - ack.arr();
+                if (before > s.cfg.ackClockSlackUs) {
+                    break;
+                }
+                if (before >= ESTIMATE_ERROR_US) {
+                    return ack.idx();
+                }
+            }
+        }
+        return s.lastAckTx;
     }
 
     /** Data beyond the simulated window: the window re-synchronises to the flight; returns its liberator, the latest ACK. */

@@ -45,6 +45,12 @@ final class SenderState {
     long timerArmedAt = NONE;
     /** When new data last left, or NONE. */
     long lastNewDataAt = NONE;
+    /** The unwatched sender's packets that never reached the sensor, per transmission: those just before it (see {@link IpIds}); null when the sender is watched. */
+    int[] missingBefore;
+    /** The peer sent data (a new request) since this sender's last new data. */
+    boolean peerDataSinceLastSend;
+    /** When the peer's last SYN (without ACK) arrived, or NONE. */
+    long lastPeerSynAt = NONE;
     /** The re-sends, judged spurious or not once every ACK has been seen. */
     final SpuriousResends resends = new SpuriousResends();
 

@@ -1,6 +1,7 @@
 package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -29,7 +30,7 @@ final class SentHistory {
     /** The earliest data transmission at or above seq (or pure ACK whose sequence number showed unseen data below it), or null. */
     Tx firstAbove(long seq) {
         for (Tx t : sent) {
-            if (t.seq() >= seq && (t.p.len > 0 || t.isPureAck())) {
+            if (t.seq() >= seq && (t.p.len > 0 || t.isPureAck() || t.has(TcpFlags.FIN))) {
                 return t;
             }
         }

@@ -94,6 +94,32 @@ class TimelineTest {
         assertEquals(1, tl.lostBetweenSensors, "left the server's sensor, never reached the client's");
     }
 
+    /** Issue 18, item 10: nobody re-sends a lost ACK, so only the two sensors can tell it was lost. */
+    @Test
+    void aPureAckLostBetweenTheSensorsIsCountedApartButNotOneTheReceiversSensorMissed() {
+        HandTrace h = new HandTrace(20, 20);
+        h.c(0).syn();
+        h.s(20).syn();
+        h.c(40).ack(1);
+        h.c(40.1).data(100);
+        h.s(60.2).data(1000);
+        h.s(60.3).data(1000);
+        h.c(80.2).tsval(7).lost();                      // lost between the sensors
+        h.c(80.3).tsval(8).notCapturedAtReceiver();     // reached the server, whose sensor dropped it
+        h.s(100.3).data(1000).tsecr(8);                 // the server echoes the ACK only it saw
+        h.c(120.3).tsval(9);
+        h.c(121).fin().tsval(9);
+        h.s(141).ack(102).fin().tsecr(9);
+        h.c(161).tsval(10).notCapturedAtReceiver();     // the server's sensor stopped: nobody can tell
+        Timeline tl = align(h.bothSensors(), PathPrior.NONE);
+        assertEquals(1, tl.lostBetweenSensors, "the lost ACK");
+        assertEquals(1, tl.acksLostBetweenSensors);
+        assertEquals(1, tl.captureGaps, "the ACK the server's sensor dropped, its arrival estimated");
+        Tx echoed = tl.txs.stream().filter(t -> t.c2s() && t.p.tsval == 8).findFirst().orElseThrow();
+        assertTrue(echoed.arrEstimated());
+        assertEquals(20_000, echoed.arr() - echoed.dep());
+    }
+
     @Test
     void aConnectionSeenOneWayTakesThePathsClockAndDelays() {
         HandTrace h = HandTrace.smallTransfer(30, 30).serverClockOffsetMs(1500);
