@@ -24,7 +24,7 @@ final class ReaderBenchCommand implements Callable<Integer> {
     Path capture;
 
     @Option(names = "--copies", paramLabel = "N", description = "Copies of the lab's server-side captures when no --capture is given (default: ${DEFAULT-VALUE}, about 3.6 million packets).",
-            defaultValue = "333")
+            defaultValue = "266")
     int copies;
 
     @Option(names = "--iterations", paramLabel = "N", description = "Timed rounds after one warm-up round (default: ${DEFAULT-VALUE}); fastest, median and slowest are reported.",
