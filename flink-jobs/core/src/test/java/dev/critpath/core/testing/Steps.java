@@ -2,7 +2,6 @@ package dev.critpath.core.testing;
 
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Direction;
-import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.clean.SensorView;
@@ -30,10 +29,8 @@ public record Steps(ConnectionTrace trace, SequenceSpace space, Timeline timelin
         SequenceSpace space = new SequenceSpace(t);
         Timeline tl = Timeline.align(cleaned(t, space, cfg), cfg, PathPrior.NONE);
         SenderMarks marks = new SenderMarks(tl.txs.size());
-        new SenderSim(tl.txs, Direction.C2S, cfg, mss, space.wscaleServer, space.sackPermitted, marks,
-                tl.mode.unwatched() == Endpoint.CLIENT).run();
-        new SenderSim(tl.txs, Direction.S2C, cfg, mss, space.wscaleClient, space.sackPermitted, marks,
-                tl.mode.unwatched() == Endpoint.SERVER).run();
+        new SenderSim(tl.txs, Direction.C2S, cfg, mss, space.wscaleServer, space.sackPermitted, marks, tl.mode).run();
+        new SenderSim(tl.txs, Direction.S2C, cfg, mss, space.wscaleClient, space.sackPermitted, marks, tl.mode).run();
         return new Forward(tl, marks);
     }
 

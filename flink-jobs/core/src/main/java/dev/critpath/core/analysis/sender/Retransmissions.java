@@ -30,15 +30,34 @@ final class Retransmissions {
     }
 
     /**
+     * New data that is the timer's re-send of copies no sensor saw ({@code timers} expiries: a
+     * timeout or probe, then backoffs): marked and counted as the kernel counts them.
+     */
+    void timerResendOfUnseen(Tx r, LossCause cause, int timers) {
+        s.marks.resent(r, -1, cause);
+        s.marks.lossArc(r, true);
+        s.stats.countTimer(cause);
+        s.stats.retransmissions++;
+        s.stats.retransmittedBytes += r.p.len;
+        countUnseenBackoffs(r, timers - 1);
+    }
+
+    /**
      * The timer's earlier re-sends that no sensor saw (lost before it, as the original was): as
      * many backed-off expiries as the wait fits, if the sender's IP ids say that many went missing.
      */
     private void countHiddenBackoffs(Tx r, long waitUs) {
-        int hidden = s.missingBefore == null ? 0 : Math.min(HiddenTimers.expiries(waitUs, s.rtt.rto()) - 1, s.missingBefore[r.idx()]);
-        if (hidden > 0) {
-            s.stats.backoffs += hidden;
-            s.stats.retransmissions += hidden;
-            s.stats.retransmittedBytes += (long) hidden * r.p.len;
+        if (s.missingBefore != null) {
+            countUnseenBackoffs(r, Math.min(HiddenTimers.expiries(waitUs, s.rtt.rto()) - 1, s.missingBefore[r.idx()]));
+        }
+    }
+
+    /** Backed-off re-sends of r's bytes that never reached a sensor. */
+    private void countUnseenBackoffs(Tx r, int n) {
+        if (n > 0) {
+            s.stats.backoffs += n;
+            s.stats.retransmissions += n;
+            s.stats.retransmittedBytes += (long) n * r.p.len;
         }
     }
 

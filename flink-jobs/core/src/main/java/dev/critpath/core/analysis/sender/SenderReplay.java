@@ -2,7 +2,6 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Direction;
-import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
@@ -21,9 +20,9 @@ public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks m
         SenderMarks marks = new SenderMarks(tl.txs.size());
         boolean sack = space.sackPermitted || anySackBlocks(tl.txs);
         DirectionStats c2s = new SenderSim(tl.txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, tl.txs, Direction.C2S),
-                space.wscaleServer, sack, marks, tl.mode.unwatched() == Endpoint.CLIENT).run();
+                space.wscaleServer, sack, marks, tl.mode).run();
         DirectionStats s2c = new SenderSim(tl.txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, tl.txs, Direction.S2C),
-                space.wscaleClient, sack, marks, tl.mode.unwatched() == Endpoint.SERVER).run();
+                space.wscaleClient, sack, marks, tl.mode).run();
         return new SenderReplay(c2s, s2c, marks);
     }
 

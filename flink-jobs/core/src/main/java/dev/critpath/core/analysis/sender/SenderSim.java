@@ -1,15 +1,14 @@
 package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 /**
@@ -33,8 +32,9 @@ public final class SenderSim {
     private final boolean departuresEstimated;
     /** How far estimated departures and arrivals may be off against each other (delay jitter, the kernel's reaction). */
     private static final long ESTIMATE_ERROR_US = 200;
-    /** With estimated departures, the ACKs of the last clocking slack, oldest first. */
-    private final ArrayDeque<Tx> recentAcks = new ArrayDeque<>();
+    /** ACK arrivals in time order, and how many of them the replay has taken in so far. */
+    private List<Tx> ackArrivals;
+    private int acksTaken;
     /** With estimated departures, per transmission of this sender the time to its next one. */
     private long[] nextSendGap;
 
@@ -42,12 +42,12 @@ public final class SenderSim {
      * @param mss       the sender's segment size
      * @param rcvWscale the shift the receiver applies to its advertised windows (its SYN's window scale); -1 unknown
      * @param marks     where the simulation writes what it learns about this direction's transmissions
-     * @param departuresEstimated the sender is the end a single capture does not watch
+     * @param mode      which sensors saw the connection: with one, the end it does not watch sends at estimated times
      */
     public SenderSim(List<Tx> txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks,
-            boolean departuresEstimated) {
+            CaptureMode mode) {
         this.dir = dir;
-        this.departuresEstimated = departuresEstimated;
+        this.departuresEstimated = mode.unwatched() == dir.sender();
         this.s = new SenderState(txs, cfg, mss, marks);
         this.acks = new AckArrivals(s, rcvWscale, sack);
         this.retransmissions = new Retransmissions(s, sack);
@@ -57,7 +57,7 @@ public final class SenderSim {
     /** Replays the direction once; returns what it counted. */
     public DirectionStats run() {
         List<Tx> sends = new ArrayList<>(s.txs.size());
-        List<Tx> ackArrivals = new ArrayList<>(s.txs.size());
+        ackArrivals = new ArrayList<>(s.txs.size());
         for (Tx t : s.txs) {
             if (t.direction() == dir && t.dep() != Tx.NONE) {
                 sends.add(t);
@@ -77,8 +77,8 @@ public final class SenderSim {
             }
         }
         int i = 0;
-        int j = 0;
-        while (i < sends.size() || j < ackArrivals.size()) {
+        while (i < sends.size() || acksTaken < ackArrivals.size()) {
+            int j = acksTaken;
             // an ACK and a send in the same microsecond: the ACK may have caused the send
             boolean ackFirst = j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr() <= sends.get(i).dep());
             if (ackFirst && earliest != null && i < sends.size() && ackArrivals.get(j).arr() > earliest[i] && windowAllows(sends.get(i))) {
@@ -92,14 +92,7 @@ public final class SenderSim {
                 ackFirst = true;
             }
             if (ackFirst) {
-                Tx ack = ackArrivals.get(j++);
-                acks.arrived(ack);
-                if (departuresEstimated) {
-                    recentAcks.addLast(ack);
-                    while (ack.arr() - recentAcks.peekFirst().arr() > s.cfg.ackClockSlackUs) {
-                        recentAcks.removeFirst();
-                    }
-                }
+                acks.arrived(ackArrivals.get(acksTaken++));
             } else {
                 sent(sends.get(i++));
             }
@@ -242,12 +235,7 @@ public final class SenderSim {
         if (cause == LossCause.FAST_RETRANSMIT || timers == 0) {
             return false;
         }
-        s.marks.resent(x, -1, cause);
-        s.marks.lossArc(x, true);
-        s.stats.countTimer(cause);
-        s.stats.backoffs += timers - 1;
-        s.stats.retransmissions += timers;
-        s.stats.retransmittedBytes += (long) timers * x.p.len;
+        retransmissions.timerResendOfUnseen(x, cause, timers);
         return true;
     }
 
@@ -272,11 +260,12 @@ public final class SenderSim {
         if (s.lastAckTime == NONE || s.pipeBeforeLastAck <= 0 || t - s.lastAckTime > s.cfg.ackClockSlackUs) {
             return -1;
         }
-        if (departuresEstimated) {
-            for (Iterator<Tx> it = recentAcks.descendingIterator(); it.hasNext();) {
-                Tx ack = it.next();
+        if (departuresEstimated && acksTaken > 0) {
+            long newest = ackArrivals.get(acksTaken - 1).arr();
+            for (int k = acksTaken - 1; k >= 0; k--) {
+                Tx ack = ackArrivals.get(k);
                 long before = t - ack.arr();
-                if (before > s.cfg.ackClockSlackUs) {
+                if (before > s.cfg.ackClockSlackUs || newest - ack.arr() > s.cfg.ackClockSlackUs) {
                     break;
                 }
                 if (before >= ESTIMATE_ERROR_US) {
