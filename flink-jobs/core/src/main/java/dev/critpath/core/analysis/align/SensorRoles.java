@@ -36,8 +36,11 @@ final class SensorRoles {
     /** The side configured or hinted for this sensor is not where its packets say it sits. */
     static boolean contradicted(SensorView v, AnalysisConfig cfg) {
         SensorRole stated = hint(v, cfg);
+        if (stated == SensorRole.UNKNOWN) {
+            return false; // nothing stated: no need to read the packets for evidence here
+        }
         SensorRole seen = evidence(v);
-        return stated != SensorRole.UNKNOWN && seen != SensorRole.UNKNOWN && stated != seen;
+        return seen != SensorRole.UNKNOWN && stated != seen;
     }
 
     /**
