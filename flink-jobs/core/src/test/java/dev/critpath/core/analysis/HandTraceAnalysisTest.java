@@ -14,6 +14,8 @@ import dev.critpath.core.testing.Steps;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The method step by step on hand-built connections whose truth is known by construction:
@@ -55,6 +57,29 @@ class HandTraceAnalysisTest {
         assertEquals(1000, p.s2c.bytes);
         assertTrue(r.verdict().boring(), r.verdict().explanation());
         assertEquals(CaptureMode.TWO_POINT, p.mode);
+    }
+
+    /**
+     * The client keeps the connection open after the response and its kernel probes it every 45 s
+     * (one byte below what the server acknowledged; the server answers at once): from any capture
+     * the wait is idle and each probe's answer is its own round trip.
+     */
+    @ParameterizedTest
+    @EnumSource(CaptureMode.class)
+    void keepAlivesOnAnIdleConnectionAreIdle(CaptureMode mode) {
+        HandTrace h = new HandTrace(10, 10);
+        double r = h.handshakeAndRequest(10);
+        h.s(r + 1).data(1000);
+        h.c(r + 11.1);
+        for (int probe = 1; probe <= 2; probe++) {
+            double at = r + 11.1 + 45_000 * probe;
+            h.c(at).resend(100, 0);
+            h.s(at + 10.05);
+        }
+        ConnectionProfile p = ANALYZER.analyze(h.trace(mode)).profile();
+        assertEquals(2, p.c2s.keepalives);
+        assertEquals(90_000_000, p.times.get(Category.IDLE), 1_000, mode.key());
+        assertEquals(60_000, p.times.get(Category.PROPAGATION), 1_000, mode.key() + ": handshake, request, response and the last probe's round trip");
     }
 
     @Test

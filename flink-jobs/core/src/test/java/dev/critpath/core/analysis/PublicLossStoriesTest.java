@@ -9,10 +9,12 @@ import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
+import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
+import dev.critpath.core.screen.ScreenVerdict;
 import dev.critpath.core.testing.Repo;
 import dev.critpath.core.testing.Steps;
 import dev.critpath.core.trace.ConnectionAssembler;
@@ -28,8 +30,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Loss on public captures written by others, each with the story its capture tells (issue 18,
- * items 5-9): where a hole's fill ends an exchange, which re-sends a timer sent, which re-sends a
+ * Loss, idle time and server delay on public captures written by others, each with the story
+ * its capture tells (issue 18, items 5-9 and 13): where a hole's fill ends an exchange, which re-sends a timer sent, which re-sends a
  * capture hid, and which are spurious. The figures come from the captures themselves (frame
  * times, tshark's and TCPRS's labels); docs/peers.md has the counts before and after.
  */
@@ -143,6 +145,40 @@ class PublicLossStoriesTest {
         assertEquals(1, p.s2c.retransmissions);
         assertEquals(1, p.s2c.spuriousRetransmissions, "the client's SACK 480-684 below its ACK 684 reports the bytes twice");
         assertEquals(1, p.s2c.probesOrTimeouts, "2010, 366 ms after the segment with SRTT near 170 ms: probe and RTO timing both fit");
+    }
+
+    /**
+     * The client holds its connections open after the page and its kernel probes them every 45 s
+     * (frames "TCP keep-alive" at 45 and 90 s, each answered within one round trip): the wait is
+     * idle, not a server that took 90 s to answer.
+     */
+    @Test
+    void keepAlivesOnAnIdleConnectionAreIdleTime() {
+        int probed = 0;
+        for (ConnectionTrace t : connections(capture("chrissanders-packets/http_espn_fail.pcapng"))) {
+            ConnectionProfile p = ANALYZER.analyze(t).profile();
+            if (p.c2s.keepalives == 0) {
+                continue;
+            }
+            probed++;
+            List<PacketEvent> packets = t.captures().get(0).packets();
+            long lastPayload = packets.stream().filter(e -> e.len() > 1).mapToLong(PacketEvent::tsUs).max().orElseThrow();
+            long quietUs = packets.get(packets.size() - 1).tsUs() - lastPayload;
+            assertTrue(p.times.get(Category.IDLE) >= quietUs - 1_000_000,
+                    p.clientPort + ": idle " + p.times.get(Category.IDLE) + " µs of " + quietUs + " µs without payload");
+            assertTrue(p.times.get(Category.SERVER_OR_QUEUING) < 1_000_000, p.clientPort + ": server or queuing " + p.times.get(Category.SERVER_OR_QUEUING));
+        }
+        assertTrue(probed >= 6, "connections with keep-alives: " + probed);
+    }
+
+    /** A second between the request's ACK (frame 5) and the response (frame 6), seen from the client: flagged. */
+    @Test
+    void aServerSecondSeenFromTheClientIsWorthALook() {
+        ConnectionAnalysis r = ANALYZER.analyze(connections(capture("chrissanders-packets/latency4.pcapng")).get(0));
+        ScreenVerdict v = Screen.defaults().evaluate(r.profile());
+        assertFalse(v.boring());
+        assertTrue(v.failedRules().contains("no_server_stall"), v.failedRules().toString());
+        assertTrue(v.counts().get("max_server_arc_us") >= 1_065_871 - 82_888, "server stall " + v.counts().get("max_server_arc_us"));
     }
 
     @Test

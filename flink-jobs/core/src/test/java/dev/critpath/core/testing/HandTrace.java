@@ -1,5 +1,6 @@
 package dev.critpath.core.testing;
 
+import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
@@ -401,6 +402,15 @@ public final class HandTrace {
 
     public ConnectionTrace serverSensorOnly() {
         return assemble(List.of(), serverCapture());
+    }
+
+    /** What the sensors of a capture mode saw. */
+    public ConnectionTrace trace(CaptureMode mode) {
+        return switch (mode) {
+            case TWO_POINT -> bothSensors();
+            case CLIENT_SIDE -> clientSensorOnly();
+            case SERVER_SIDE -> serverSensorOnly();
+        };
     }
 
     private static ConnectionTrace assemble(List<PacketEvent> a, List<PacketEvent> b) {

@@ -147,7 +147,9 @@ final class SensorRoles {
 
     /**
      * Minimum time from a packet of one direction to the first reply acknowledging it. Karn's
-     * rule: a segment sent more than once times nothing, its ACK may answer either copy.
+     * rule: a segment sent more than once times nothing, its ACK may answer either copy. A
+     * keep-alive (one old byte or none, just below what the peer acknowledged) draws an
+     * immediate ACK: on an idle connection it is the only round trip there is.
      */
     static long minTurnaround(List<Packet> pkts, Direction from) {
         boolean fromC2s = from == Direction.C2S;
@@ -155,15 +157,23 @@ final class SensorRoles {
         LongSet sent = new LongSet();
         LongSet sentTwice = new LongSet();
         long best = Long.MAX_VALUE;
+        long peerAck = Long.MIN_VALUE;
+        Packet keepalive = null;
         for (Packet p : pkts) {
             if (p.c2s == fromC2s) {
-                if (p.carriesSeqSpace()) {
+                keepalive = p.len <= 1 && p.seq == peerAck - 1 && !p.has(TcpFlags.SYN) && !p.has(TcpFlags.FIN) && !p.has(TcpFlags.RST) ? p : null;
+                if (keepalive == null && p.carriesSeqSpace()) {
                     pending.addLast(p);
                     if (!sent.add(p.seq)) {
                         sentTwice.add(p.seq);
                     }
                 }
             } else if (p.has(TcpFlags.ACK)) {
+                peerAck = Math.max(peerAck, p.ack);
+                if (keepalive != null) {
+                    best = Math.min(best, p.ts - keepalive.ts);
+                    keepalive = null;
+                }
                 Packet latest = null;
                 while (!pending.isEmpty() && pending.peekFirst().end() <= p.ack) {
                     latest = pending.pollFirst();

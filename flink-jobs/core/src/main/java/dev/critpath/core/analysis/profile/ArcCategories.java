@@ -10,13 +10,14 @@ import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.path.CriticalPath;
 import dev.critpath.core.analysis.sender.SenderMarks;
+import dev.critpath.core.analysis.sender.TxKind;
 import dev.critpath.core.event.TcpFlags;
 import java.util.List;
 
 /**
  * Delay categories of the critical path's arcs (docs/method.md, section 6): a network arc is
  * propagation up to the direction's minimum one-way delay and queuing beyond; a host arc is the
- * time of the end where it happens, idle when a close follows a long pause, or "or queuing" when
+ * time of the end where it happens, idle before a keep-alive and when a close follows a long pause, or "or queuing" when
  * that end is the one no sensor watched; a loss arc is named by how the loss was recognised.
  */
 public final class ArcCategories {
@@ -53,10 +54,12 @@ public final class ArcCategories {
             }
             case HOST -> {
                 Endpoint at = cp.endpointOf(a.to());
-                if (at == tl.mode.unwatched()) {
+                // a FIN that carries the response is the response, not a close after quiet
+                boolean closeAfterQuiet = (child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && child.p.len == 0 && w >= idleThresholdUs;
+                if (marks.kind(child) == TxKind.KEEPALIVE || closeAfterQuiet) {
+                    ct.add(Category.IDLE, w); // keep-alive timers and idle closes fire on connections nobody uses, at either end
+                } else if (at == tl.mode.unwatched()) {
                     ct.add(unsplit(at), w);
-                } else if ((child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && w >= idleThresholdUs) {
-                    ct.add(Category.IDLE, w);
                 } else {
                     ct.add(at == Endpoint.CLIENT ? Category.CLIENT : Category.SERVER, w);
                 }

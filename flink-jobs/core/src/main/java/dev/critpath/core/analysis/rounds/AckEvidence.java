@@ -18,7 +18,8 @@ import java.util.List;
  * (the one that moved the cumulative ACK there, or filled the last hole below it);</li>
  * <li>a duplicate ACK with SACK answers the newest copy inside its first block (RFC 2018: the
  * most recently received);</li>
- * <li>the k-th duplicate ACK without SACK answers the k-th copy to arrive above the hole.</li>
+ * <li>the k-th duplicate ACK without SACK answers the k-th copy to arrive above the hole;</li>
+ * <li>an ACK drawn by a keep-alive or window probe (one byte below the ACK, or none) answers the probe.</li>
  * </ul>
  * A copy could have arrived when its estimated arrival is no later than the reply's estimated
  * departure; copies marked lost never arrived.
@@ -45,7 +46,7 @@ final class AckEvidence {
         List<Tx> replies = new ArrayList<>();
         for (Tx t : txs) {
             boolean fromRemote = t.direction().sender() == unwatched;
-            if (!fromRemote && t.p.carriesSeqSpace() && t.arr() != Tx.NONE && !marks.lost(t)) {
+            if (!fromRemote && (t.p.carriesSeqSpace() || marks.isProbe(t)) && t.arr() != Tx.NONE && !marks.lost(t)) {
                 arrivals.add(t);
             } else if (fromRemote && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE) {
                 replies.add(t);

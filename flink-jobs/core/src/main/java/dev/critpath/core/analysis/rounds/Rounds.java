@@ -21,7 +21,7 @@ import java.util.List;
  * <li>a retransmission depends on the departure of the copy it repeats (loss arc);</li>
  * <li>new data depends on the later of the ACK that opened the window for it and the peer's last
  * data before this turn (the request it answers);</li>
- * <li>an ACK depends on the peer packet that triggered it; a FIN, RST or anything else on the
+ * <li>an ACK depends on the peer packet that triggered it (a probe's ACK on the probe); a FIN, RST or anything else on the
  * endpoint's previous event (host arcs).</li>
  * </ul>
  * Nodes are numbered {@code 2 * tx} for a departure and {@code 2 * tx + 1} for an arrival.
@@ -203,6 +203,8 @@ public final class Rounds {
                 if (t.p.carriesSeqSpace()) {
                     lastPeerSeqArr = node;
                     delivered = delivery.arrived(node, t, t.arr());
+                } else if (marks.isProbe(t)) {
+                    lastPeerSeqArr = node; // the ACK a keep-alive or window probe draws answers it, not the data before
                 }
             } else if (t.has(TcpFlags.ACK)) {
                 delivered = delivery.acknowledged(t.p.ack);

@@ -45,6 +45,11 @@ public final class SenderMarks {
         return kind[t.idx()] == TxKind.NEW_DATA && t.p.len > 0;
     }
 
+    /** A keep-alive or zero-window probe: it draws an ACK from the peer without carrying new data. */
+    public boolean isProbe(Tx t) {
+        return kind[t.idx()] == TxKind.KEEPALIVE || kind[t.idx()] == TxKind.WINDOW_PROBE;
+    }
+
     /** The earlier transmission of the same bytes a re-send repeats, or -1. */
     public int rtxOf(Tx t) {
         return rtxOf[t.idx()];
