@@ -47,8 +47,6 @@ class SingleCaptureAccuracyTest {
     private static final Map<String, String> KNOWN_GAPS = Map.ofEntries(
             Map.entry("server_side/jitter/54692/propagation", "up to 10 ms of jitter each way: a round too many where a late ACK seems to answer a later packet"),
             Map.entry("server_side/random-batch/37802/propagation", "one round too many around a hole the client's delayed ACKs cover"),
-            Map.entry("server_side/request-loss/54740/remote", "the request's first copy lost before the server's sensor: the client's RTO (284 ms) reads as client time"),
-            Map.entry("server_side/request-loss/54740/loss", "the same re-sent request: the client's timer not counted"),
             Map.entry("server_side/slow-uplink/42150/loss", "the client's FIN lost in the uplink queue and re-sent by its timer: the server's capture sees one FIN"),
             Map.entry("client_side/ack-compression/54708/remote", "ACKs released in 10 ms batches clock the server's bursts: rounds merge into server_or_queuing"),
             Map.entry("client_side/ack-compression/54708/propagation", "the same merged rounds, 44 ms short"),

@@ -31,6 +31,9 @@ final class AckArrivals {
                 return;
             }
             s.established = true;
+            if (s.synSentAt != SenderState.NONE) {
+                s.rtt.sample(t - s.synSentAt); // Linux times the handshake: the first RTO comes from it
+            }
             s.una = 1;
             s.nxt = Math.max(s.nxt, 1);
             acknowledge(1, t);

@@ -115,6 +115,7 @@ public final class SenderSim {
             if (prev >= 0) {
                 retransmissions.synAgain(x, prev);
             }
+            s.synSentAt = prev >= 0 ? NONE : t;
             s.sent.add(x);
             s.nxt = Math.max(s.nxt, 1);
             return;

@@ -49,6 +49,8 @@ final class SenderState {
     int[] missingBefore;
     /** The peer sent data (a new request) since this sender's last new data. */
     boolean peerDataSinceLastSend;
+    /** When this sender's SYN (or SYN/ACK) left, or NONE; NONE again once it was re-sent (Karn: its ACK times nothing). */
+    long synSentAt = NONE;
     /** When the peer's last SYN (without ACK) arrived, or NONE. */
     long lastPeerSynAt = NONE;
     /** The re-sends, judged spurious or not once every ACK has been seen. */
