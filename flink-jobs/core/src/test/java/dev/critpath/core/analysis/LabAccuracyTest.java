@@ -81,6 +81,7 @@ class LabAccuracyTest {
             assertEquals(c.truth().get("drops").size(), p.quality.lostBetweenSensors(), "packets lost between the sensors");
             assertEquals(acks, p.quality.acksLostBetweenSensors(), "pure ACKs lost between the sensors");
         }));
+        t.add(DynamicTest.dynamicTest("server think time within max(2 ms, 5%) of the lab's request arrival to first byte", () -> assertServerThink(c, p, true)));
         t.add(DynamicTest.dynamicTest("every drop classified as the kernel recovered it", () -> {
             JsonNode server = c.truth().get("kernel").get("server");
             JsonNode client = c.truth().get("kernel").get("client");
@@ -88,6 +89,19 @@ class LabAccuracyTest {
             assertRecovery("client", p.c2s, client);
         }));
         return t.stream();
+    }
+
+    /**
+     * The first exchange's server think time against the server's log (request complete to first
+     * response byte, the re-sent copy's arrival when the first was lost); {@code atMost} false
+     * where the figure may hold queuing too (from the client's capture, on a shaped path).
+     */
+    static void assertServerThink(Connection c, ConnectionProfile p, boolean atMost) {
+        JsonNode x = c.truth().get("exchanges").get(0);
+        long truth = x.get("first_byte_ts_us").asLong() - x.get("request_arrival_ts_us").asLong();
+        long got = p.path.serverThinkUs();
+        long tolerance = Math.max(2 * MS, truth / 20);
+        assertTrue(got >= truth - tolerance && (!atMost || got <= truth + tolerance), "server think " + got + " us, the lab logged " + truth + " us");
     }
 
     private static long serverArcsWithin(ConnectionResult r, ExchangeProfile x) {

@@ -139,6 +139,8 @@ class SingleCaptureAccuracyTest {
             LabAccuracyTest.assertRecovery("server", p.s2c, k.get("server"));
             LabAccuracyTest.assertRecovery("client", p.c2s, k.get("client"));
         });
+        t.add("think", "the first response's server think time as the lab logged it (from the client: or queuing, on shaped paths)",
+                () -> LabAccuracyTest.assertServerThink(c, p, mode == CaptureMode.SERVER_SIDE || unshaped(s)));
         t.add("causality", "every remote reply on the path left after its trigger reached the remote host (to 200 us)", () -> {
             List<String> acausal = acausalRemoteArcs(c.result(), both.result(), remote);
             assertTrue(acausal.isEmpty(), acausal.size() + " remote arcs whose trigger had not arrived: " + acausal);

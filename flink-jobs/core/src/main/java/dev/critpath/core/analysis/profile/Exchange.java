@@ -23,15 +23,23 @@ final class Exchange {
     long requestSeqStart = Long.MAX_VALUE;
     long requestSeqEnd = Long.MIN_VALUE;
     long requestLastArrAtServer = Tx.NONE;
+    /** The last departure of a request copy that was not lost: the one the response answers. */
+    long requestLastLiveDep = Tx.NONE;
     long responseFirstDepAtServer = Tx.NONE;
     long responseFirstArr = Tx.NONE;
+    long responseSeqStart = Long.MAX_VALUE;
+    /**
+     * The first arrival of a server packet whose sequence number shows the response's first byte
+     * had left before it (a FIN or ACK above a first copy lost on the way), or the response's first arrival.
+     */
+    long responseFirstEvidenceArr = Tx.NONE;
     long responseLastArr = Tx.NONE;
     boolean responseStarted;
 
     static List<Exchange> detect(Timeline tl, SenderMarks marks, CriticalPath cp) {
         List<Tx> events = new ArrayList<>();
         for (Tx t : tl.txs) {
-            boolean request = t.c2s() && marks.isNewData(t) && t.dep() != Tx.NONE;
+            boolean request = t.c2s() && marks.firstCaptured(t) && t.dep() != Tx.NONE;
             boolean response = !t.c2s() && t.p.len > 0 && t.arr() != Tx.NONE && !marks.lost(t)
                     && (t.newAtReceiver() || cp.deliveredAt(t) != Tx.NONE);
             if (request || response) {
@@ -60,6 +68,7 @@ final class Exchange {
                 cur.responseStarted = true;
                 cur.responseBytes += t.p.len;
                 cur.responseFirstArr = cur.responseFirstArr == Tx.NONE ? t.arr() : cur.responseFirstArr;
+                cur.responseSeqStart = Math.min(cur.responseSeqStart, t.p.seq);
                 long delivered = cp.deliveredAt(t);
                 cur.responseLastArr = Math.max(cur.responseLastArr, delivered != Tx.NONE ? delivered : t.arr());
             }
@@ -76,9 +85,17 @@ final class Exchange {
      * request's bytes count in whichever copy reached the server (the timer's re-send of a lost first copy).
      */
     private void serverSideTimes(Timeline tl, SenderMarks marks) {
+        responseFirstEvidenceArr = responseFirstArr;
         for (Tx t : tl.txs) {
-            if (t.c2s() && t.p.len > 0 && t.newAtReceiver() && t.arr() != Tx.NONE && t.p.seq >= requestSeqStart && t.p.seq < requestSeqEnd) {
+            if (!t.c2s() && t.p.seq > responseSeqStart && t.arr() != Tx.NONE && t.arr() > requestLastDep && t.arr() < responseFirstEvidenceArr) {
+                responseFirstEvidenceArr = t.arr();
+            }
+            boolean requestCopy = t.c2s() && t.p.len > 0 && t.p.seq >= requestSeqStart && t.p.seq < requestSeqEnd;
+            if (requestCopy && t.newAtReceiver() && t.arr() != Tx.NONE) {
                 requestLastArrAtServer = Math.max(requestLastArrAtServer, t.arr());
+            }
+            if (requestCopy && !marks.lost(t) && t.dep() != Tx.NONE && t.dep() < responseFirstArr) {
+                requestLastLiveDep = Math.max(requestLastLiveDep, t.dep());
             }
             if (!t.c2s() && marks.isNewData(t) && t.arr() != Tx.NONE
                     && t.arr() >= responseFirstArr && t.arr() <= responseLastArr && responseFirstDepAtServer == Tx.NONE) {
@@ -87,13 +104,18 @@ final class Exchange {
         }
     }
 
-    /** Request complete at the server to first response byte; with a client-side capture only, estimated. */
+    /**
+     * Request complete at the server to first response byte; with a client-side capture only,
+     * estimated from the request copy that was not lost (a timer's re-send, not the lost first copy)
+     * and the first server packet showing the response had begun (a lost first copy's successors).
+     */
     long serverThink(Timeline tl) {
         if (requestFirstDep == Tx.NONE) {
             return -1;
         }
         if (tl.mode == CaptureMode.CLIENT_SIDE) {
-            return tl.minRttUs < 0 ? -1 : Math.max(0, responseFirstArr - requestLastDep - tl.minRttUs);
+            long answered = requestLastLiveDep != Tx.NONE ? requestLastLiveDep : requestLastDep;
+            return tl.minRttUs < 0 ? -1 : Math.max(0, responseFirstEvidenceArr - answered - tl.minRttUs);
         }
         if (requestLastArrAtServer == Tx.NONE || responseFirstDepAtServer == Tx.NONE) {
             return -1;

@@ -45,6 +45,11 @@ public final class SenderMarks {
         return kind[t.idx()] == TxKind.NEW_DATA && t.p.len > 0;
     }
 
+    /** Payload no earlier captured packet carried: new data, or the re-send of a copy no sensor saw. */
+    public boolean firstCaptured(Tx t) {
+        return t.p.len > 0 && (kind[t.idx()] == TxKind.NEW_DATA || kind[t.idx()] == TxKind.RETRANSMISSION && rtxOf[t.idx()] < 0);
+    }
+
     /** A keep-alive or zero-window probe: it draws an ACK from the peer without carrying new data. */
     public boolean isProbe(Tx t) {
         return kind[t.idx()] == TxKind.KEEPALIVE || kind[t.idx()] == TxKind.WINDOW_PROBE;
