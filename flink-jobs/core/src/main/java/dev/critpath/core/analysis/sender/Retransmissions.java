@@ -83,6 +83,39 @@ final class Retransmissions {
         s.resends.add(syn, prev);
     }
 
+    /**
+     * The first SYN/ACK a sensor saw of an unwatched server, when it echoes the client's earlier SYN
+     * though the client had sent a later one before it arrived: the server got the earlier SYN and
+     * answered it, and that answer never reached the sensor. This one answers the later SYN if it
+     * left as that arrived (Linux: a re-send, no timer), else the server's SYN/ACK timer sent it.
+     */
+    void synAckAfterUnseen(Tx synAck) {
+        if (synAck.p.tsecr < 0 || synAck.arr() == Tx.NONE) {
+            return;
+        }
+        Tx echoed = null;
+        Tx later = null;
+        for (Tx t : s.txs) {
+            if (t.direction() != synAck.direction() && t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK) && t.dep() != Tx.NONE) {
+                if (echoed == null && t.p.tsval == synAck.p.tsecr) {
+                    echoed = t;
+                } else if (echoed != null && t.dep() > echoed.dep() && t.dep() < synAck.arr()) {
+                    later = t;
+                }
+            }
+        }
+        if (later == null) {
+            return;
+        }
+        s.stats.retransmissions++;
+        if (later.arr() != Tx.NONE && Math.abs(synAck.dep() - later.arr()) <= s.cfg.ackTriggerSlackUs) {
+            s.marks.resent(synAck, -1, null);
+            return;
+        }
+        s.marks.resent(synAck, -1, LossCause.TIMEOUT);
+        s.stats.countTimer(LossCause.TIMEOUT);
+    }
+
     /** Data sent before, again; prevIdx is the copy it repeats, or -1 when none was captured. */
     void resent(Tx r, long t, int prevIdx) {
         s.stats.retransmissions++;

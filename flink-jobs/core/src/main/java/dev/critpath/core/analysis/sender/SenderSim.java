@@ -114,6 +114,8 @@ public final class SenderSim {
             int prev = s.sent.previousTransmission(0);
             if (prev >= 0) {
                 retransmissions.synAgain(x, prev);
+            } else if (departuresEstimated && x.has(TcpFlags.ACK)) {
+                retransmissions.synAckAfterUnseen(x);
             }
             s.synSentAt = prev >= 0 ? NONE : t;
             s.sent.add(x);

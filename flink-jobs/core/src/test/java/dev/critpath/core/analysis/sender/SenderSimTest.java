@@ -16,6 +16,7 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The forward pass on hand-built connections: what each transmission is, which ACK let it go, and how each loss was recognised. */
@@ -129,6 +130,29 @@ class SenderSimTest {
         assertEquals(1, s.senders().s2c().windowProbes);
         assertEquals(1, s.senders().c2s().keepalives);
         assertEquals(0, s.senders().s2c().retransmissions + s.senders().c2s().retransmissions);
+    }
+
+    /**
+     * From the client's capture: the SYN/ACK echoes the client's first SYN though a second one had
+     * come, so the server had answered the first and that answer was lost. Right after the repeated
+     * SYN it answers that SYN (Linux: a re-send, no timer); a second later it is the server's timer.
+     */
+    @ParameterizedTest(name = "SYN/ACK {0} ms after the repeated SYN arrived: {1} timeout(s)")
+    @CsvSource({"0.05, 0", "1000, 1"})
+    void aSynAckEchoingAnEarlierSynIsAReSend(double afterRepeatedSynMs, long timeouts) {
+        HandTrace h = new HandTrace(30, 30);
+        h.c(0).syn().tsval(100);
+        h.s(30).syn().tsecr(100).lost();
+        h.c(1000).syn().tsval(1100);
+        double synAck = 1030 + afterRepeatedSynMs;
+        h.s(synAck).syn().tsecr(100);
+        h.c(synAck + 30).ack(1);
+        h.c(synAck + 30).data(100);
+        h.s(synAck + 61).data(1000);
+        h.c(synAck + 91.1);
+        DirectionStats server = Steps.run(h.clientSensorOnly()).senders().s2c();
+        assertEquals(1, server.retransmissions);
+        assertEquals(timeouts, server.timeouts);
     }
 
     @Test
