@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS critpath.profiles (
   bytes_s2c bigint,
   retransmissions bigint,
   retransmitted_bytes bigint,
+  retransmissions_of_captured_data bigint,
   fast_retransmits bigint,
   timeouts bigint,
   backoffs bigint,

@@ -171,6 +171,7 @@ public final class ConnectionProfile implements Serializable {
         m.put("bytes_s2c", s2c.bytes);
         m.put("retransmissions", retransmissions());
         m.put("retransmitted_bytes", c2s.retransmittedBytes + s2c.retransmittedBytes);
+        m.put("retransmissions_of_captured_data", c2s.retransmissionsOfCapturedData + s2c.retransmissionsOfCapturedData);
         m.put("fast_retransmits", fastRetransmits());
         m.put("timeouts", timeouts());
         m.put("backoffs", backoffs());

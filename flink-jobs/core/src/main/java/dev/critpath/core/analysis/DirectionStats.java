@@ -10,6 +10,12 @@ public final class DirectionStats implements Serializable {
     public long bytes;
     public long retransmissions;
     public long retransmittedBytes;
+    /**
+     * Captured packets re-sending sequence space (data, SYN, FIN) an earlier captured packet carried, a super-segment
+     * once: what tools that read only the capture count (tcptrace). retransmissions counts as the
+     * kernel does: each wire segment, and re-sends of copies no sensor saw.
+     */
+    public long retransmissionsOfCapturedData;
     /** Re-sends during fast recovery (Linux TCPFastRetrans). */
     public long fastRetransmits;
     /** Retransmission timer expiries (Linux TCPTimeouts counts these plus backoffs). */
@@ -74,6 +80,7 @@ public final class DirectionStats implements Serializable {
         m.bytes = bytes + next.bytes; // segments start with everything acknowledged: their bytes do not overlap
         m.retransmissions = retransmissions + next.retransmissions;
         m.retransmittedBytes = retransmittedBytes + next.retransmittedBytes;
+        m.retransmissionsOfCapturedData = retransmissionsOfCapturedData + next.retransmissionsOfCapturedData;
         m.fastRetransmits = fastRetransmits + next.fastRetransmits;
         m.timeouts = timeouts + next.timeouts;
         m.backoffs = backoffs + next.backoffs;

@@ -25,9 +25,11 @@ public final class Packet {
     public final int ttl;
     /** One piece of an offload super-segment that the cleaner split at MSS boundaries. */
     public final boolean offloadPiece;
+    /** A piece after the first of its super-segment: the same captured packet as the piece before it. */
+    public final boolean laterPiece;
 
     Packet(long ts, boolean c2s, int flags, long seq, long ack, int len, int win, int wscale, int mss, boolean sackOk, long[] sack,
-            long tsval, long tsecr, int ipId, int ttl, boolean offloadPiece) {
+            long tsval, long tsecr, int ipId, int ttl, boolean offloadPiece, boolean laterPiece) {
         this.ts = ts;
         this.c2s = c2s;
         this.flags = flags;
@@ -44,11 +46,12 @@ public final class Packet {
         this.ipId = ipId;
         this.ttl = ttl;
         this.offloadPiece = offloadPiece;
+        this.laterPiece = laterPiece;
     }
 
     /** A piece of this offload super-segment: its own bytes and flags, the rest as the aggregate's. */
-    Packet piece(long pieceSeq, int pieceLen, int pieceFlags) {
-        return new Packet(ts, c2s, pieceFlags, pieceSeq, ack, pieceLen, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, true);
+    Packet piece(long pieceSeq, int pieceLen, int pieceFlags, boolean later) {
+        return new Packet(ts, c2s, pieceFlags, pieceSeq, ack, pieceLen, win, wscale, mss, sackOk, sack, tsval, tsecr, ipId, ttl, true, later);
     }
 
     public boolean has(int bit) {

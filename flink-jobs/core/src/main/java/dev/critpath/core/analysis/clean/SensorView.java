@@ -125,7 +125,7 @@ public final class SensorView {
             if (i > 0) {
                 flags &= ~TcpFlags.SYN;
             }
-            out.add(p.piece(p.seq + (long) i * smss, Math.min(smss, p.len - i * smss), flags));
+            out.add(p.piece(p.seq + (long) i * smss, Math.min(smss, p.len - i * smss), flags, i > 0));
         }
     }
 
@@ -143,7 +143,7 @@ public final class SensorView {
             }
         }
         return new Packet(e.tsUs(), c2s, e.flags(), seq, ack, e.len(), e.win(), e.wscale(), e.mss(), Boolean.TRUE.equals(e.sackOk()), sack,
-                e.tsval(), e.tsecr(), e.ipId(), e.ttl(), false);
+                e.tsval(), e.tsecr(), e.ipId(), e.ttl(), false, false);
     }
 
     /** 32-bit value -> the 64-bit relative value nearest the previous one of this stream. */

@@ -101,6 +101,7 @@ public final class SenderSim {
                 ackArrivals.isEmpty() ? NONE : ackArrivals.get(ackArrivals.size() - 1).arr());
         s.windows.finish(end, s.una, s.nxt, !s.scoreboard.isEmpty());
         s.resends.decide(s.txs, dir, s.marks, s.stats);
+        s.stats.retransmissionsOfCapturedData = CapturedResends.count(s.txs, dir, s.marks);
         s.stats.srttUs = s.rtt.srtt();
         s.stats.minRttUs = s.rtt.minRtt();
         s.stats.bytes = SentBytes.unique(s.txs, dir);
