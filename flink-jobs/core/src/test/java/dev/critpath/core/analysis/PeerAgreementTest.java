@@ -189,31 +189,63 @@ class PeerAgreementTest {
     }
 
     /**
-     * Retransmissions agree with one peer or the other where they agree with each other's
-     * semantics: tcptrace counts re-sends of bytes it saw, tshark also infers re-sends of unseen
-     * originals but calls many sender-side fast retransmits "out-of-order". critpath counts what the
-     * sender's kernel counts (TcpRetransSegs), so capture duplicates are not re-sends and each
-     * segment of a re-sent super-segment counts.
+     * Each peer's count against critpath's count of the same thing. tcptrace counts captured
+     * packets re-sending sequence space it saw before: critpath's retransmissions_of_captured_data.
+     * tshark counts captured packets it flags, re-sends of originals it never saw included, but
+     * calls many sender-side fast retransmits "out-of-order": critpath's retransmissions, which
+     * are the same packets where no super-segment was re-sent. Capture duplicates are re-sends
+     * for both peers and none for critpath.
      */
     @Test
-    void retransmissionsAgreeWithAPeerInMostConnectionsAndTheRestIsExplained() {
+    void retransmissionsAgreeWithAPeerOnAtLeast98PercentOfConnectionsAndTheRestIsListed() {
         int agree = 0;
+        int withTcptrace = 0;
+        int withTshark = 0;
         List<String> report = new ArrayList<>();
         for (Row r : ROWS) {
             long ours = r.sum(ConnectionProfile::retransmissions);
-            long ofCaptured = r.sum(x -> x.c2s.retransmissionsOfCapturedData + x.s2c.retransmissionsOfCapturedData);
+            long ofCaptured = r.sum(PeerAgreementTest::retransmissionsOfCapturedData);
             long dups = r.sum(x -> x.quality.duplicatesRemoved());
             long tcptrace = r.tcptraceRexmt()[0] + r.tcptraceRexmt()[1] - dups;
-            if (ofCaptured == tcptrace || ours == r.tsharkRetransmissions() || ours == Math.max(0, r.tsharkRetransmissions() - dups)) {
+            boolean tcptraceAgrees = ofCaptured == tcptrace;
+            boolean tsharkAgrees = ours == r.tsharkRetransmissions() || ours == Math.max(0, r.tsharkRetransmissions() - dups);
+            withTcptrace += tcptraceAgrees ? 1 : 0;
+            withTshark += tsharkAgrees ? 1 : 0;
+            if (tcptraceAgrees || tsharkAgrees) {
                 agree++;
             } else {
-                report.add(String.format(Locale.ROOT, "%-48s critpath %3d (of captured data %3d)  tcptrace %3d  tshark %3d  super-segments %d", r.name(), ours,
-                        ofCaptured, tcptrace, r.tsharkRetransmissions(), r.sum(x -> x.quality.superSegments())));
+                report.add(String.format(Locale.ROOT, "%-40s critpath %3d (of captured data %3d)  tcptrace %3d  tshark %3d", r.name(), ours, ofCaptured,
+                        tcptrace, r.tsharkRetransmissions()));
             }
         }
-        System.out.println("retransmissions agree with a peer on " + agree + " of " + ROWS.size() + " connections; differing from both (see docs/peers.md):\n" + String.join("\n", report));
-        double rate = agree / (double) ROWS.size();
-        assertTrue(rate >= 0.85, "agreement with a peer on " + agree + " of " + ROWS.size() + " connections");
+        System.out.println("retransmissions agree with a peer on " + agree + " of " + ROWS.size() + " connections (of captured data with tcptrace on "
+                + withTcptrace + ", with tshark on " + withTshark + "); differing from both (see docs/peers.md):\n" + String.join("\n", report));
+        assertTrue(agree >= 0.98 * ROWS.size(), "agreement with a peer on " + agree + " of " + ROWS.size() + " connections:\n" + String.join("\n", report));
+    }
+
+    /**
+     * Offload captures: a re-sent super-segment is one captured packet for tcptrace and a re-sent
+     * segment per wire segment for the kernel (and critpath's retransmissions), so the two counts
+     * part exactly where super-segments were re-sent or originals never captured.
+     */
+    @Test
+    void reSentSuperSegmentsCountOncePerCapturedPacketAndOncePerWireSegment() {
+        List<Row> offload = ROWS.stream().filter(r -> r.file().startsWith("client_") || r.file().startsWith("server_"))
+                .filter(r -> r.sum(x -> x.quality.superSegments()) > 0).toList();
+        assertTrue(offload.size() >= 14, "teto-pymptcpanalyzer's offload captures hold 14 connections with super-segments, got " + offload.size());
+        for (Row r : offload) {
+            long tcptrace = r.tcptraceRexmt()[0] + r.tcptraceRexmt()[1];
+            assertEquals(tcptrace, r.sum(PeerAgreementTest::retransmissionsOfCapturedData), r.name());
+            assertTrue(r.sum(ConnectionProfile::retransmissions) >= tcptrace, r.name());
+        }
+        Row twoSegmentResends = ROWS.stream().filter(r -> r.name().equals("client_2.pcap 39755>5201")).findFirst().orElseThrow();
+        // frames 2487, 2489 and 2661 re-send 2856-byte super-segments; 2487 and 2661 carry bytes the capture never saw before
+        assertEquals(12, twoSegmentResends.ours().retransmissions(), "9 re-sent packets, 3 of them two segments each");
+        assertEquals(3, retransmissionsOfCapturedData(twoSegmentResends.ours()), "frames 2295, 2486 and 2489, as tcptrace");
+    }
+
+    private static long retransmissionsOfCapturedData(ConnectionProfile p) {
+        return p.c2s.retransmissionsOfCapturedData + p.s2c.retransmissionsOfCapturedData;
     }
 
     /**
