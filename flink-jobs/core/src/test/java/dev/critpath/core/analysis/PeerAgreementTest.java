@@ -261,6 +261,7 @@ class PeerAgreementTest {
         long resends = 0;
         long withResends = 0;
         long noLossOnPath = 0;
+        long allSpurious = 0;
         for (Row r : ROWS) {
             long spurious = r.sum(x -> x.c2s.spuriousRetransmissions + x.s2c.spuriousRetransmissions);
             ours += spurious;
@@ -273,11 +274,12 @@ class PeerAgreementTest {
                 if (p.retransmissions() > 0) {
                     withResends++;
                     noLossOnPath += p.times.loss() == 0 ? 1 : 0;
+                    allSpurious += p.c2s.spuriousRetransmissions + p.s2c.spuriousRetransmissions == p.retransmissions() ? 1 : 0;
                 }
             }
         }
         System.out.println("spurious re-sends: critpath " + ours + ", tshark " + theirs + " of " + resends + " re-sends; connections with re-sends: "
-                + withResends + ", of them " + noLossOnPath + " with no loss on the critical path");
+                + withResends + ", of them " + noLossOnPath + " with no loss on the critical path and " + allSpurious + " with every re-send spurious");
         assertEquals(List.of(), fewer);
     }
 
