@@ -244,6 +244,24 @@ class PeerAgreementTest {
         assertEquals(3, retransmissionsOfCapturedData(twoSegmentResends.ours()), "frames 2295, 2486 and 2489, as tcptrace");
     }
 
+    /**
+     * A byte at snd.una - 1 looks like a keep-alive, but in teto-pymptcpanalyzer's port 59428 the
+     * client's re-send of byte 155 (client capture frame 1450, 1.25 s after frame 1189) still
+     * acknowledges 5: it never took in frame 1259, which carried byte 5 and the ACK of 156. For the
+     * client 155 was unacknowledged and its timer re-sent it, as tcptrace counts; the server had
+     * the byte, so the re-send is spurious. Both sensors' captures say so.
+     */
+    @Test
+    void aKeepAliveShapedReSendWhoseAckTheSenderNeverTookInIsARetransmission() {
+        for (String file : List.of("client_1_tcp_only.pcap", "server_1_tcp_only.pcap")) {
+            Row r = ROWS.stream().filter(x -> x.name().equals(file + " 59428>5201")).findFirst().orElseThrow();
+            assertEquals(r.tcptraceRexmt()[0] + r.tcptraceRexmt()[1], r.ours().retransmissions(), file);
+            assertEquals(1, r.ours().c2s.retransmissions, file + ": the client's re-send of byte 155");
+            assertEquals(1, r.ours().c2s.spuriousRetransmissions, file + ": the server's ACK of 156 had left before it");
+            assertEquals(0, r.ours().c2s.keepalives, file);
+        }
+    }
+
     private static long retransmissionsOfCapturedData(ConnectionProfile p) {
         return p.c2s.retransmissionsOfCapturedData + p.s2c.retransmissionsOfCapturedData;
     }

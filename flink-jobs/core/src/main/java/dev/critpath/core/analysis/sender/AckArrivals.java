@@ -54,6 +54,7 @@ final class AckArrivals {
         if (ack > s.una) {
             long acked = acknowledge(ack, t);
             s.una = ack;
+            s.unaMovedBy = a;
             s.timerArmedAt = t;
             if (s.cc.cumulativeAck(s.una, acked, newlySacked, s.scoreboard.pipe())) {
                 lossEvidence = true; // partial ACK: the next hole is lost too (NewReno)

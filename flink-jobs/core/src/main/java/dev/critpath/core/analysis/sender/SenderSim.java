@@ -139,7 +139,7 @@ public final class SenderSim {
             }
             return; // pure ACK or window update
         }
-        if (x.p.len <= 1 && x.seq() == s.una - 1 && !x.has(TcpFlags.FIN)) {
+        if (x.p.len <= 1 && x.seq() == s.una - 1 && !x.has(TcpFlags.FIN) && !missedAckOfUna(x)) {
             s.marks.kind(x, TxKind.KEEPALIVE);
             s.stats.keepalives++;
             return;
@@ -161,6 +161,16 @@ public final class SenderSim {
             return;
         }
         newData(x, t);
+    }
+
+    /**
+     * The sender's own ACK shows it never took in the segment that acknowledged its bytes up to
+     * una (it had every byte before that segment's data, not the data): that ACK was lost after
+     * the capture point, so a byte at una - 1 is the timer's re-send, not a keep-alive.
+     */
+    private boolean missedAckOfUna(Tx x) {
+        Tx a = s.unaMovedBy;
+        return a != null && a.p.len > 0 && x.p.ack >= a.p.seq && x.p.ack < a.p.seq + a.p.len;
     }
 
     private void probeOrKeepalive(Tx x) {

@@ -28,6 +28,8 @@ final class SenderState {
 
     boolean established;
     long una;
+    /** The segment whose ACK moved una there, or null. */
+    Tx unaMovedBy;
     long nxt;
     /** The receiver's window in bytes, -1 unknown. */
     long rwnd = -1;
