@@ -11,9 +11,10 @@ public final class DirectionStats implements Serializable {
     public long retransmissions;
     public long retransmittedBytes;
     /**
-     * Captured packets re-sending sequence space (data, SYN, FIN) an earlier captured packet carried, a super-segment
-     * once: what tools that read only the capture count (tcptrace). retransmissions counts as the
-     * kernel does: each wire segment, and re-sends of copies no sensor saw.
+     * Captured packets re-sending sequence space (data, SYN, FIN) an earlier captured packet
+     * carried, a super-segment once: what tools that read only the capture count (tcptrace).
+     * retransmissions counts as the kernel does: each wire segment, and re-sends of copies no
+     * sensor saw.
      */
     public long retransmissionsOfCapturedData;
     /** Re-sends during fast recovery (Linux TCPFastRetrans). */

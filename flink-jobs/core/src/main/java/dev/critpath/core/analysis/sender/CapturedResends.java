@@ -10,10 +10,10 @@ import java.util.TreeMap;
 
 /**
  * Re-sends as a tool that reads only the capture can count them (tcptrace's "rexmt data pkts"):
- * captured packets that re-send sequence space (data, SYN, FIN) an earlier captured packet had carried, a
- * super-segment once. The kernel's count differs where the capture hides what the sender did: it
- * counts each wire segment of a re-sent super-segment, and re-sends whose earlier copies no
- * sensor saw.
+ * captured packets that re-send sequence space (data, SYN, FIN) an earlier captured packet had
+ * carried, a super-segment once. The kernel's count differs where the capture hides what the
+ * sender did: it counts each wire segment of a re-sent super-segment, and re-sends whose earlier
+ * copies no sensor saw.
  */
 final class CapturedResends {
     private CapturedResends() {
