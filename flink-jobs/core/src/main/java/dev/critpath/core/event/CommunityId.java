@@ -27,7 +27,7 @@ public final class CommunityId {
             srcPort = dstPort;
             dstPort = p;
         }
-        MessageDigest sha1 = sha1();
+        MessageDigest sha1 = SHA1.get();
         sha1.update((byte) (seed >>> 8));
         sha1.update((byte) seed);
         sha1.update(srcAddr);
@@ -62,7 +62,10 @@ public final class CommunityId {
         return aPort > bPort;
     }
 
-    private static MessageDigest sha1() {
+    /** One digest per thread (digest() resets it): looking one up costs more than hashing a flow. */
+    private static final ThreadLocal<MessageDigest> SHA1 = ThreadLocal.withInitial(CommunityId::newSha1);
+
+    private static MessageDigest newSha1() {
         try {
             return MessageDigest.getInstance("SHA-1");
         } catch (NoSuchAlgorithmException e) {

@@ -23,8 +23,10 @@ public final class PcapEvents {
     private final String sensor;
     private final SensorRole role;
     private final int communityIdSeed;
+    /** IPv6 flows; IPv4 ones are in {@link #v4Flows}. */
     private final Map<FlowKey, Flow> flows = new HashMap<>();
     private final FlowKey probe = new FlowKey();
+    private final V4Flows v4Flows = new V4Flows();
     private Flow lastFlow;
     /** Events made so far: the capture index of the next one. */
     private long captured;
@@ -55,8 +57,17 @@ public final class PcapEvents {
 
     /** The event for one decoded packet (p may be reused afterwards). */
     public PacketEvent toEvent(RawPacket p) {
-        Flow f = flowOf(p);
-        boolean fromA = f.isSideA(p);
+        Flow f;
+        boolean fromA;
+        if (p.ipVersion == 4) {
+            long src = v4Endpoint(p.src, p.srcPort);
+            long dst = v4Endpoint(p.dst, p.dstPort);
+            f = v4FlowOf(p, Math.min(src, dst), Math.max(src, dst));
+            fromA = src == f.v4A;
+        } else {
+            f = flowOf(p);
+            fromA = f.isSideA(p);
+        }
         boolean pureSyn = TcpFlags.has(p.flags, TcpFlags.SYN) && !TcpFlags.has(p.flags, TcpFlags.ACK);
         if (pureSyn && fromA != f.origIsA) {
             f.origIsA = fromA; // a new connection reusing the tuple in the other direction
@@ -69,6 +80,31 @@ public final class PcapEvents {
                 isOrig, p.flags, p.seq, p.ack, p.payloadLen, p.win,
                 p.wscale, p.mss, p.sackOk ? Boolean.TRUE : null, sack,
                 p.tsval, p.tsecr, p.ipId, p.ttl, captured++);
+    }
+
+    /**
+     * An IPv4 address and port as one number whose order is {@link #compare}'s (the address as an
+     * unsigned big-endian number, then the port): a flow's two endpoints as two numbers, without
+     * byte-array comparisons per packet.
+     */
+    private static long v4Endpoint(byte[] addr, int port) {
+        long a = (addr[0] & 0xffL) << 24 | (addr[1] & 0xff) << 16 | (addr[2] & 0xff) << 8 | (addr[3] & 0xff);
+        return a << 16 | port;
+    }
+
+    /** @param a the lower endpoint ({@link #v4Endpoint}), b the higher */
+    private Flow v4FlowOf(RawPacket p, long a, long b) {
+        Flow f = lastFlow;
+        if (f != null && f.v4A == a && f.v4B == b && f.a.length == 4) {
+            return f;
+        }
+        f = v4Flows.get(a, b);
+        if (f == null) {
+            f = new Flow(p, communityIdSeed);
+            v4Flows.put(a, b, f);
+        }
+        lastFlow = f;
+        return f;
     }
 
     private Flow flowOf(RawPacket p) {
@@ -133,6 +169,60 @@ public final class PcapEvents {
         return c != 0 ? c : Integer.compare(xPort, yPort);
     }
 
+    /** IPv4 flows by their two endpoints ({@link #v4Endpoint}), open addressing with linear probing. */
+    private static final class V4Flows {
+        private long[] as = new long[1024];
+        private long[] bs = new long[1024];
+        private Flow[] flows = new Flow[1024];
+        private int size;
+
+        Flow get(long a, long b) {
+            int mask = flows.length - 1;
+            for (int i = slot(a, b, mask); flows[i] != null; i = (i + 1) & mask) {
+                if (as[i] == a && bs[i] == b) {
+                    return flows[i];
+                }
+            }
+            return null;
+        }
+
+        /** Adds a flow that {@link #get} did not find. */
+        void put(long a, long b, Flow f) {
+            if (2 * (size + 1) > flows.length) {
+                grow();
+            }
+            int mask = flows.length - 1;
+            int i = slot(a, b, mask);
+            while (flows[i] != null) {
+                i = (i + 1) & mask;
+            }
+            as[i] = a;
+            bs[i] = b;
+            flows[i] = f;
+            size++;
+        }
+
+        private void grow() {
+            long[] oldAs = as;
+            long[] oldBs = bs;
+            Flow[] old = flows;
+            as = new long[old.length * 2];
+            bs = new long[old.length * 2];
+            flows = new Flow[old.length * 2];
+            size = 0;
+            for (int i = 0; i < old.length; i++) {
+                if (old[i] != null) {
+                    put(oldAs[i], oldBs[i], old[i]);
+                }
+            }
+        }
+
+        private static int slot(long a, long b, int mask) {
+            long h = (a * 0x9E3779B97F4A7C15L) ^ (b * 0xC2B2AE3D27D4EB4FL);
+            return (int) (h ^ (h >>> 29)) & mask;
+        }
+    }
+
     /** One endpoint pair with its orientation and precomputed names. */
     private static final class Flow {
         final byte[] a;
@@ -142,6 +232,9 @@ public final class PcapEvents {
         final String aText;
         final String bText;
         final String communityId;
+        /** For IPv4: the endpoints as {@link #v4Endpoint} numbers; unused for IPv6. */
+        final long v4A;
+        final long v4B;
         boolean origIsA;
 
         Flow(RawPacket p, int seed) {
@@ -154,6 +247,8 @@ public final class PcapEvents {
             aText = IpText.format(a);
             bText = IpText.format(b);
             communityId = CommunityId.tcpV1(a, aPort, b, bPort, seed);
+            v4A = len == 4 ? v4Endpoint(a, aPort) : 0;
+            v4B = len == 4 ? v4Endpoint(b, bPort) : 0;
             boolean fromA = srcFirst;
             origIsA = fromA == senderIsOriginator(p);
         }

@@ -81,10 +81,11 @@ public final class ConnectionAssembler {
     private List<Instance> split(String sensor, List<PacketEvent> pkts) {
         List<Instance> instances = new ArrayList<>();
         Instance cur = null;
-        for (PacketEvent e : pkts) {
+        for (int i = 0, n = pkts.size(); i < n; i++) {
+            PacketEvent e = pkts.get(i);
             boolean freshSyn = e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK);
             if (cur == null || (freshSyn && cur.endedBy(e, reuseIdleUs))) {
-                cur = new Instance(sensor, roleHints.get(sensor));
+                cur = new Instance(sensor, roleHints.get(sensor), pkts, i);
                 instances.add(cur);
             }
             cur.add(e);
@@ -113,34 +114,52 @@ public final class ConnectionAssembler {
         }
         List<ConnectionTrace> out = new ArrayList<>();
         for (List<Instance> g : groups) {
-            PacketEvent any = g.get(0).packets.get(0);
+            PacketEvent any = g.get(0).first();
             List<SensorCapture> caps = new ArrayList<>();
             for (Instance i : g) {
-                caps.add(new SensorCapture(i.sensor, i.roleHint, List.copyOf(i.packets)));
+                caps.add(new SensorCapture(i.sensor, i.roleHint, List.copyOf(i.packets())));
             }
             out.add(new ConnectionTrace(communityId, any.origH(), any.origP(), any.respH(), any.respP(), caps));
         }
         return out;
     }
 
-    /** One sensor's view of one connection instance while it is being cut. */
+    /**
+     * One sensor's view of one connection instance while it is being cut: a run of the sensor's
+     * packets, copied once when the cutting is done.
+     */
     private static final class Instance {
         final String sensor;
         final SensorRole roleHint;
-        final List<PacketEvent> packets = new ArrayList<>();
+        private final List<PacketEvent> source;
+        private final int from;
+        private int to;
         long clientIsn = -1;
         boolean closedOrData;
         long lastTs;
         long minClientSeq = -1;
         long maxClientSeq = -1;
 
-        Instance(String sensor, SensorRole roleHint) {
+        /** @param from where in {@code source} its packets start */
+        Instance(String sensor, SensorRole roleHint, List<PacketEvent> source, int from) {
             this.sensor = sensor;
             this.roleHint = roleHint;
+            this.source = source;
+            this.from = from;
+            this.to = from;
         }
 
+        PacketEvent first() {
+            return source.get(from);
+        }
+
+        List<PacketEvent> packets() {
+            return source.subList(from, to);
+        }
+
+        /** Takes the next packet of the source. */
         void add(PacketEvent e) {
-            packets.add(e);
+            to++;
             lastTs = e.tsUs();
             if (e.isOrig()) {
                 if (e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK) && clientIsn < 0) {
