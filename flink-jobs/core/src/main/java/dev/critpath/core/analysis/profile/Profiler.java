@@ -8,6 +8,7 @@ import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.ConnectionPackets;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.ExchangeProfile;
 import dev.critpath.core.analysis.PathArc;
@@ -59,6 +60,10 @@ public final class Profiler {
         long maxServerArc = 0;
         Set<Integer> pathPackets = new HashSet<>();
         int rounds = 0;
+        HostLink clientLink = HostLink.of(tl, Endpoint.CLIENT, senders.marks());
+        HostLink serverLink = HostLink.of(tl, Endpoint.SERVER, senders.marks());
+        long clientLinkUs = 0;
+        long serverLinkUs = 0;
         for (CriticalPath.Arc a : cp.arcs()) {
             if (segment && a.toUs() <= spanStartUs) {
                 continue; // an earlier segment's, or the restarted handshake
@@ -79,6 +84,11 @@ public final class Profiler {
             pathPackets.add(a.to() >> 1);
             if (pa.kind() == PathArc.Kind.NETWORK && pa.direction() == Direction.C2S) {
                 rounds++;
+            }
+            if (pa.category() == Category.SERVER && pa.kind() == PathArc.Kind.HOST) {
+                serverLinkUs += serverLink.serialisingBefore(tl.txs.get(pa.txIndex()), pa.fromUs());
+            } else if (pa.category() == Category.CLIENT && pa.kind() == PathArc.Kind.HOST) {
+                clientLinkUs += clientLink.serialisingBefore(tl.txs.get(pa.txIndex()), pa.fromUs());
             }
         }
         if (total.total() != cp.endUs - spanStartUs) {
@@ -114,7 +124,10 @@ public final class Profiler {
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clock.offsetUs(),
                         tl.clock.uncertaintyUs(), tl.clock.reliable(), tl.clock.fromPair(), tl.clock.driftPpm()),
                 quality(tl, bases, c2s, s2c, trace.eventsOverCap()),
-                PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE));
+                PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE),
+                new ConnectionProfile.Costs(LossCost.of(tl, senders.marks(), cp, cfg, arcs, spanStartUs, clientLink, serverLink),
+                        clientLink.rate < 0 ? -1 : clientLinkUs, serverLink.rate < 0 ? -1 : serverLinkUs,
+                        HostLink.mbps(clientLink.rate), HostLink.mbps(serverLink.rate)));
         PacketMarks packets = new PacketMarks(tl, senders.marks(), bases, pathPackets);
         return new ConnectionAnalysis(profile, exchangeProfiles, arcs,
                 new ConnectionPackets(segment ? spanStartUs : -1, () -> packets.from(segment ? spanStartUs : Long.MIN_VALUE)));
