@@ -14,7 +14,6 @@ import dev.critpath.core.testing.LabFixtures;
 import dev.critpath.core.testing.LabFixtures.Connection;
 import dev.critpath.core.testing.LabFixtures.Scenario;
 import dev.critpath.core.testing.Repo;
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -30,7 +29,7 @@ class LossCostLabTest {
     private static final long MS = 1000;
 
     @Test
-    void lossCostIsHowMuchLaterTheClientHeldTheResponseThanTheLossFreeTwins() throws IOException {
+    void lossCostIsHowMuchLaterTheClientHeldTheResponseThanTheLossFreeTwins() throws Exception {
         Scenario s = LabFixtures.scenario("loss-twins");
         List<PacketEvent> capture = PcapEvents.readAll(Repo.testdata("lab").resolve("loss-twins/client.pcap"), "client-side", SensorRole.CLIENT);
         List<Long> twins = new ArrayList<>();
