@@ -43,7 +43,7 @@ final class LossCost {
     /**
      * The connection's loss cost in µs: of the turns completed after {@code fromUs}, and of the path's arcs given.
      *
-     * @param clientLink each host's own link, which paces its loss-free departures
+     * @param clientLink the client's own link, which paces its loss-free departures (serverLink: the server's)
      */
     static long of(Timeline tl, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg, List<PathArc> arcs, long fromUs, HostLink clientLink,
             HostLink serverLink) {

@@ -17,6 +17,7 @@ import dev.critpath.core.testing.Repo;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,9 +29,24 @@ import org.junit.jupiter.api.Test;
 class LossCostLabTest {
     private static final long MS = 1000;
 
+    /**
+     * From the server's capture alone, the late drop's first copy (port 51444) is not marked lost on
+     * the estimated arrivals, so its cost falls back to its loss arc: asserted to still miss.
+     */
+    private static final Set<Integer> SERVER_SIDE_GAPS = Set.of(51444);
+
     @Test
     void lossCostIsHowMuchLaterTheClientHeldTheResponseThanTheLossFreeTwins() throws Exception {
-        Scenario s = LabFixtures.scenario("loss-twins");
+        assertTwinsMeasureTheCost(CaptureMode.TWO_POINT, Set.of());
+    }
+
+    @Test
+    void fromTheServersCaptureAloneToo() throws Exception {
+        assertTwinsMeasureTheCost(CaptureMode.SERVER_SIDE, SERVER_SIDE_GAPS);
+    }
+
+    private static void assertTwinsMeasureTheCost(CaptureMode mode, Set<Integer> gaps) throws Exception {
+        Scenario s = LabFixtures.scenario("loss-twins", mode);
         List<PacketEvent> capture = PcapEvents.readAll(Repo.testdata("lab").resolve("loss-twins/client.pcap"), "client-side", SensorRole.CLIENT);
         List<Long> twins = new ArrayList<>();
         for (Connection c : s.connections()) {
@@ -52,8 +68,9 @@ class LossCostLabTest {
             lossy++;
             long measured = responseHeldUs(capture, c.clientPort()) - twin;
             long onPath = p.times.get(Category.LOSS_FAST_RETRANSMIT) + p.times.get(Category.LOSS_TIMEOUT) + p.times.get(Category.LOSS_BACKOFF);
-            assertTrue(Math.abs(p.costs.lossCostUs() - measured) <= 3 * MS, "port " + c.clientPort() + ": loss cost " + p.costs.lossCostUs()
-                    + " us, the loss-free twins held the response " + measured + " us sooner (loss arcs on the path: " + onPath + " us)");
+            String why = mode + " port " + c.clientPort() + ": loss cost " + p.costs.lossCostUs()
+                    + " us, the loss-free twins held the response " + measured + " us sooner (loss arcs on the path: " + onPath + " us)";
+            assertEquals(!gaps.contains(c.clientPort()), Math.abs(p.costs.lossCostUs() - measured) <= 3 * MS, why);
         }
         assertEquals(3, lossy);
     }
