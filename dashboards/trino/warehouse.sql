@@ -112,6 +112,9 @@ CREATE TABLE IF NOT EXISTS critpath.exchanges (
   server_or_queuing_us bigint,
   client_or_queuing_us bigint,
   unknown_us bigint,
+  loss_cost_us bigint,
+  client_link_us bigint,
+  server_link_us bigint,
   dt date,
   hour integer
 ) WITH (

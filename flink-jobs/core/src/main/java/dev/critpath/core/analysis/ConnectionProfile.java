@@ -62,7 +62,8 @@ public final class ConnectionProfile implements Serializable {
                     next.clientLinkMbps >= 0 ? next.clientLinkMbps : clientLinkMbps, next.serverLinkMbps >= 0 ? next.serverLinkMbps : serverLinkMbps);
         }
 
-        private static long sumKnown(long a, long b) {
+        /** The sum of two times of which either may be unknown (-1). */
+        static long sumKnown(long a, long b) {
             return a < 0 ? b : b < 0 ? a : a + b;
         }
     }

@@ -41,14 +41,15 @@ final class LossCost {
     }
 
     /**
-     * The connection's loss cost in µs: of the turns completed after {@code fromUs}, and of the path's arcs given.
+     * What loss cost, as charges {@code {when, µs}}: each turn with a lost copy at its real completion
+     * (of those completed after {@code fromUs}), each other loss arc of the path given at its end.
      *
      * @param clientLink the client's own link, which paces its loss-free departures (serverLink: the server's)
      */
-    static long of(Timeline tl, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg, List<PathArc> arcs, long fromUs, HostLink clientLink,
-            HostLink serverLink) {
+    static List<long[]> of(Timeline tl, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg, List<PathArc> arcs, long fromUs,
+            HostLink clientLink, HostLink serverLink) {
         LossCost lc = new LossCost(tl, marks, cp, cfg);
-        long cost = 0;
+        List<long[]> charges = new ArrayList<>();
         List<long[]> played = new ArrayList<>();
         for (List<Tx> turn : lc.turns()) {
             int lost = lc.firstLost(turn);
@@ -62,15 +63,15 @@ final class LossCost {
             if (lossFree == Tx.NONE || observed == Tx.NONE || observed <= fromUs) {
                 continue;
             }
-            cost += Math.max(0, observed - lossFree);
+            charges.add(new long[] {observed, Math.max(0, observed - lossFree)});
             played.add(new long[] {turn.get(0).dep(), observed});
         }
         for (PathArc a : arcs) {
             if (a.kind() == PathArc.Kind.LOSS && !within(played, a.toUs())) {
-                cost += a.durationUs();
+                charges.add(new long[] {a.toUs(), a.durationUs()});
             }
         }
-        return cost;
+        return charges;
     }
 
     private static boolean within(List<long[]> spans, long us) {
