@@ -77,6 +77,11 @@ CREATE TABLE IF NOT EXISTS critpath.profiles (
   pie_client_us bigint,
   pie_server_us bigint,
   pie_network_us bigint,
+  loss_cost_us bigint,
+  client_link_us bigint,
+  server_link_us bigint,
+  client_link_mbps double,
+  server_link_mbps double,
   boring boolean,
   failed_rules varchar,
   dt date,
@@ -108,6 +113,9 @@ CREATE TABLE IF NOT EXISTS critpath.exchanges (
   server_or_queuing_us bigint,
   client_or_queuing_us bigint,
   unknown_us bigint,
+  loss_cost_us bigint,
+  client_link_us bigint,
+  server_link_us bigint,
   dt date,
   hour integer
 ) WITH (

@@ -61,6 +61,7 @@ class Scenario:
     rate_kbit: dict = field(default_factory=lambda: both(None))
     queue_bytes: dict = field(default_factory=lambda: both(None))
     batch_us: dict = field(default_factory=lambda: both(0))  # release in batches (ACK compression)
+    server_link_kbit: int | None = None  # the server's own link (tbf on its eth0, below its capture point)
     cc: str = "reno"
     sack: bool = False
     timestamps: bool = True
@@ -90,7 +91,7 @@ class Scenario:
         return {
             "delay_us": self.delay_us, "jitter_us": self.jitter_us,
             "rate_kbit": self.rate_kbit, "queue_bytes": self.queue_bytes, "batch_us": self.batch_us,
-            "cc": self.cc, "sack": self.sack, "timestamps": self.timestamps,
+            "server_link_kbit": self.server_link_kbit, "cc": self.cc, "sack": self.sack, "timestamps": self.timestamps,
             "initcwnd": self.initcwnd, "early_retrans": self.early_retrans, "offload": self.offload,
             "server_clock_offset_us": self.server_clock_offset_us,
             "drop_rules": None if self.drop_rules is None else list(self.drop_rules),
@@ -256,6 +257,23 @@ SCENARIOS = (
              "10-50 ms (same both ways, per connection), response 2-200 KB, half of them with the "
              "first transmission of one random s2c data segment dropped",
              random_batch(seed=7101), delay_us=None, drop_rules=None, seed=7101),
+    Scenario("loss-twins",
+             "500 KB, 25 ms, client SO_RCVBUF 4 MB (the congestion window limits, not the receiver's), "
+             "six connections of one download: the first, third and sixth lose nothing, the second "
+             "loses the first transmission of the segment holding byte 300000 (one fast retransmit), "
+             "the fourth of byte 100000 (one, in slow start), the fifth those holding bytes 100000, "
+             "250000 and 400000 (three): what loss costs, window reductions included, is the "
+             "difference to the loss-free twins",
+             tuple(ConnectionPlan((Exchange(500_000),), rcvbuf=4_000_000, drop_rules=rules) for rules in (
+                 (), drop_first("s2c", 300_000), (), drop_first("s2c", 100_000),
+                 drop_first("s2c", 100_000) + drop_first("s2c", 250_000) + drop_first("s2c", 400_000), ())),
+             delay_us=both(25 * MS), drop_rules=None,
+             expect=(("drops", 5, 5), ("server.TcpExtTCPFastRetrans", 5, 5), ("server.TcpExtTCPTimeouts", 0, 0))),
+    Scenario("server-link-100mbit",
+             "500 KB, 20 ms, the server's own link limited to 100 Mbit/s (tbf on its eth0, so its "
+             "capture shows each burst spaced at that rate), no loss: time the server's link spends "
+             "serialising a burst is not the application's",
+             download(500_000), delay_us=both(20 * MS), server_link_kbit=100_000, expect=NO_LOSS),
     Scenario("bench-bulk",
              "300 MB bulk download at 1 ms one-way delay, no rate limit: throughput benchmark input",
              download(300_000_000, write_size=262_144), delay_us=both(1 * MS),

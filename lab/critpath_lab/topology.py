@@ -63,6 +63,10 @@ class Topology:
             run(["ip", "-n", ns, "link", "set", dev, "mtu", "1500", "up"])
             if not scenario.offload:
                 disable_offloads(ns, dev)
+        if scenario.server_link_kbit:
+            # a small bucket (one frame) spaces every burst at the rate; the limit never drops
+            run(["ip", "netns", "exec", self.server, "tc", "qdisc", "add", "dev", SERVER_IF, "root", "tbf",
+                 "rate", f"{scenario.server_link_kbit}kbit", "burst", "1600", "limit", "4000000"])
         # A long TUN queue: bursts wait for the delay line instead of being dropped unseen.
         run(router + ["link", "set", TUN, "txqueuelen", "10000", "up"])
         sysctl(self.router, {"net.ipv4.ip_forward": 1, "net.ipv4.conf.all.rp_filter": 0,

@@ -9,10 +9,10 @@ CONTRACT_NAMES = {
     "cubic-fast-retransmit", "sack-fast-retransmit", "sack-tail-loss", "cubic-clock-offset",
     "sack-clock-offset", "asym-delay", "offload-on", "random-batch", "bench-bulk",
     "shallow-queue", "uplink-ack-loss", "jitter", "ack-compression", "tlp-off-sack", "synack-loss",
-    "request-loss", "random-loss",
+    "request-loss", "random-loss", "loss-twins", "server-link-100mbit",
 }
-CONFIG_KEYS = {"delay_us", "jitter_us", "rate_kbit", "queue_bytes", "batch_us", "cc", "sack", "timestamps",
-               "initcwnd", "early_retrans", "offload", "server_clock_offset_us", "drop_rules", "random_loss", "seed"}
+CONFIG_KEYS = {"delay_us", "jitter_us", "rate_kbit", "queue_bytes", "batch_us", "server_link_kbit", "cc", "sack",
+               "timestamps", "initcwnd", "early_retrans", "offload", "server_clock_offset_us", "drop_rules", "random_loss", "seed"}
 PER_DIRECTION = ("delay_us", "jitter_us", "rate_kbit", "queue_bytes", "batch_us")
 
 

@@ -28,6 +28,7 @@ public final class ConnectionProfile implements Serializable {
     public final Timing timing;
     public final Quality quality;
     public final Pie pie;
+    public final Costs costs;
 
     /** The critical path's shape. */
     public record PathSummary(int packets, int rounds, int arcs, long maxServerArcUs, long handshakeUs, long firstByteUs,
@@ -45,13 +46,35 @@ public final class ConnectionProfile implements Serializable {
                           boolean sideContradicted) implements Serializable {
     }
 
+    /**
+     * What the categories alone cannot say: what loss cost with the rounds it took from the window
+     * (a loss-free replay's completion against the real one), and of each host's time on the path
+     * the part its own link spent serialising bursts, with that link's rate (payload Mbit/s, from
+     * packet pairs at its capture); -1 where no capture saw that host's departures or too few pairs.
+     */
+    public record Costs(long lossCostUs, long clientLinkUs, long serverLinkUs, double clientLinkMbps, double serverLinkMbps)
+            implements Serializable {
+        public static final Costs NONE = new Costs(0, -1, -1, -1, -1);
+
+        /** This segment's costs followed by the next one's: times add up, a rate is the latest known. */
+        Costs followedBy(Costs next) {
+            return new Costs(lossCostUs + next.lossCostUs, sumKnown(clientLinkUs, next.clientLinkUs), sumKnown(serverLinkUs, next.serverLinkUs),
+                    next.clientLinkMbps >= 0 ? next.clientLinkMbps : clientLinkMbps, next.serverLinkMbps >= 0 ? next.serverLinkMbps : serverLinkMbps);
+        }
+
+        /** The sum of two times of which either may be unknown (-1). */
+        static long sumKnown(long a, long b) {
+            return a < 0 ? b : b < 0 ? a : a + b;
+        }
+    }
+
     /** The client/network/server pie of the two-capture method (paper 002); null parts cannot be computed. */
     public record Pie(Long clientUs, Long serverUs, Long networkUs) implements Serializable {
     }
 
     public ConnectionProfile(String connUid, String communityId, String clientAddr, int clientPort, String serverAddr, int serverPort,
                       String clientSensor, String serverSensor, CaptureMode mode, long startUs, long endUs, CategoryTimes times,
-                      PathSummary path, DirectionStats c2s, DirectionStats s2c, Timing timing, Quality quality, Pie pie) {
+                      PathSummary path, DirectionStats c2s, DirectionStats s2c, Timing timing, Quality quality, Pie pie, Costs costs) {
         this.connUid = connUid;
         this.communityId = communityId;
         this.clientAddr = clientAddr;
@@ -70,6 +93,7 @@ public final class ConnectionProfile implements Serializable {
         this.timing = timing;
         this.quality = quality;
         this.pie = pie;
+        this.costs = costs;
     }
 
     /**
@@ -104,7 +128,8 @@ public final class ConnectionProfile implements Serializable {
         Pie pieSum = new Pie(plus(pie.clientUs(), next.pie.clientUs()), plus(pie.serverUs(), next.pie.serverUs()),
                 plus(pie.networkUs(), next.pie.networkUs()));
         return new ConnectionProfile(connUid, communityId, clientAddr, clientPort, serverAddr, serverPort, clientSensor, serverSensor,
-                mode, startUs, next.endUs, sum, p, c2s.followedBy(next.c2s), s2c.followedBy(next.s2c), t, q, pieSum);
+                mode, startUs, next.endUs, sum, p, c2s.followedBy(next.c2s), s2c.followedBy(next.s2c), t, q, pieSum,
+                costs.followedBy(next.costs));
     }
 
     private static Long plus(Long a, Long b) {
@@ -115,7 +140,7 @@ public final class ConnectionProfile implements Serializable {
     public static ConnectionProfile empty() {
         return new ConnectionProfile("", "", "", 0, "", 0, null, null, CaptureMode.TWO_POINT, 0, 0, new CategoryTimes(),
                 new PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
-                new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, 0, false, false, 0, false), new Pie(0L, 0L, 0L));
+                new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, 0, false, false, 0, false), new Pie(0L, 0L, 0L), Costs.NONE);
     }
 
     public long durationUs() {
@@ -208,6 +233,11 @@ public final class ConnectionProfile implements Serializable {
         m.put("pie_client_us", pie.clientUs());
         m.put("pie_server_us", pie.serverUs());
         m.put("pie_network_us", pie.networkUs());
+        m.put("loss_cost_us", costs.lossCostUs());
+        m.put("client_link_us", nullIfNegative(costs.clientLinkUs()));
+        m.put("server_link_us", nullIfNegative(costs.serverLinkUs()));
+        m.put("client_link_mbps", costs.clientLinkMbps() < 0 ? null : costs.clientLinkMbps());
+        m.put("server_link_mbps", costs.serverLinkMbps() < 0 ? null : costs.serverLinkMbps());
         return m;
     }
 

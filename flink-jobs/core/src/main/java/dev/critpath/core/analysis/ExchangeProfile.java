@@ -18,11 +18,22 @@ public record ExchangeProfile(
         long serverThinkUs,
         boolean serverThinkEstimated,
         long firstByteUs,
-        CategoryTimes times) implements java.io.Serializable {
+        CategoryTimes times,
+        Costs costs) implements java.io.Serializable {
+
+    /** The exchange's part of the connection's costs (see {@link ConnectionProfile.Costs}); link times -1 where unknown. */
+    public record Costs(long lossCostUs, long clientLinkUs, long serverLinkUs) implements java.io.Serializable {
+        public static final Costs NONE = new Costs(0, -1, -1);
+
+        Costs plus(Costs next) {
+            return new Costs(lossCostUs + next.lossCostUs, ConnectionProfile.Costs.sumKnown(clientLinkUs, next.clientLinkUs),
+                    ConnectionProfile.Costs.sumKnown(serverLinkUs, next.serverLinkUs));
+        }
+    }
 
     /** A copy numbered {@code newIndex}. */
     public ExchangeProfile numbered(int newIndex) {
-        return new ExchangeProfile(connUid, newIndex, startUs, endUs, requestBytes, responseBytes, serverThinkUs, serverThinkEstimated, firstByteUs, times);
+        return new ExchangeProfile(connUid, newIndex, startUs, endUs, requestBytes, responseBytes, serverThinkUs, serverThinkEstimated, firstByteUs, times, costs);
     }
 
     /** No request of its own: the server went on with the previous response after a pause. */
@@ -37,7 +48,7 @@ public record ExchangeProfile(
         sum.addAll(between);
         sum.addAll(next.times);
         return new ExchangeProfile(connUid, index, startUs, next.endUs, requestBytes, responseBytes + next.responseBytes,
-                serverThinkUs, serverThinkEstimated, firstByteUs, sum);
+                serverThinkUs, serverThinkEstimated, firstByteUs, sum, costs.plus(next.costs));
     }
 
     public long durationUs() {
@@ -59,6 +70,9 @@ public record ExchangeProfile(
         for (Category c : Category.ALL) {
             m.put(c.key() + "_us", times.get(c));
         }
+        m.put("loss_cost_us", costs.lossCostUs());
+        m.put("client_link_us", costs.clientLinkUs() < 0 ? null : costs.clientLinkUs());
+        m.put("server_link_us", costs.serverLinkUs() < 0 ? null : costs.serverLinkUs());
         return m;
     }
 }

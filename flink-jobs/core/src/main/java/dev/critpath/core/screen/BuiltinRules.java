@@ -74,7 +74,8 @@ final class BuiltinRules {
             return RuleOutcome.fail(c, p.retransmissions() + " retransmission" + (p.retransmissions() == 1 ? "" : "s")
                     + " (" + p.fastRetransmits() + " fast, " + p.timeouts() + " timeout, " + p.backoffs() + " backoff, "
                     + probes + " tail probe" + (ambiguous == 0 ? "" : ", " + ambiguous + " of them probe or timeout: the timing fits both")
-                    + "), costing " + ms(p.times.loss()) + " on the critical path");
+                    + "), costing " + ms(p.times.loss()) + " on the critical path, " + ms(p.costs.lossCostUs())
+                    + " with the rounds it took from the window (the connection played again without it)");
         }
     }
 

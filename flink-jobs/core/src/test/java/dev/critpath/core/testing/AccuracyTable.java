@@ -18,17 +18,18 @@ public final class AccuracyTable {
 
     public static String markdown(List<Scenario> scenarios) {
         StringBuilder sb = new StringBuilder();
-        sb.append("| scenario | injected | duration ms | server ms: executed / on path | propagation ms: expected / measured | queuing ms | loss: kernel / critpath (ms on path) | clock offset ms: injected / estimated ± bound | pie 002 ms: client / server / network | critical path ms: client / server / network+loss |\n");
+        sb.append("| scenario | injected | duration ms | server ms: executed / on path | propagation ms: expected / measured | queuing ms | loss: kernel / critpath (ms on path, ms it cost) | clock offset ms: injected / estimated ± bound | pie 002 ms: client / server / network | critical path ms: client / server / network+loss |\n");
         sb.append("|---|---|---|---|---|---|---|---|---|---|\n");
         for (Scenario s : scenarios) {
-            if (s.connections().size() > 1) {
+            if (randomBatch(s)) {
                 continue; // the random batch gets its own summary below
             }
-            Connection c = s.connections().get(0);
-            sb.append(row(s, c)).append('\n');
+            for (int i = 0; i < s.connections().size(); i++) {
+                sb.append(row(s, i)).append('\n');
+            }
         }
         for (Scenario s : scenarios) {
-            if (s.connections().size() > 1) {
+            if (randomBatch(s)) {
                 sb.append('\n').append(batchSummary(s));
             }
         }
@@ -74,7 +75,15 @@ public final class AccuracyTable {
         return sum;
     }
 
-    private static String row(Scenario s, Connection c) {
+    /** Connections each with their own delays: summarised, not one row each. */
+    private static boolean randomBatch(Scenario s) {
+        return s.truth().get("config").get("delay_us").isNull();
+    }
+
+    /** One connection's row; a scenario of several connections (twins) names each by its place. */
+    private static String row(Scenario s, int place) {
+        Connection c = s.connections().get(place);
+        String name = s.connections().size() == 1 ? s.name() : s.name() + " #" + (place + 1);
         ConnectionProfile p = c.result().profile();
         JsonNode cfg = s.truth().get("config");
         long serverInjected = 0;
@@ -83,8 +92,9 @@ public final class AccuracyTable {
             serverInjected += c.injectedServerDelayUs(i);
             serverMeasured += c.result().exchanges().get(i).times().get(Category.SERVER);
         }
-        return String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f / %.1f | %.1f / %.1f | %.1f | %s | %.1f / %.3f ± %.1f | %s | %.1f / %.1f / %.1f |",
-                s.name(), injected(s, c), p.durationUs() / 1e3, serverInjected / 1e3, serverMeasured / 1e3,
+        String link = p.costs.serverLinkUs() >= 1000 ? String.format(Locale.ROOT, " (its link %.1f)", p.costs.serverLinkUs() / 1e3) : "";
+        return String.format(Locale.ROOT, "| %s | %s | %.1f | %.1f / %.1f%s | %.1f / %.1f | %.1f | %s | %.1f / %.3f ± %.1f | %s | %.1f / %.1f / %.1f |",
+                name, injected(s, c), p.durationUs() / 1e3, serverInjected / 1e3, serverMeasured / 1e3, link,
                 c.expectedPropagationUs() / 1e3, p.times.get(Category.PROPAGATION) / 1e3, p.times.get(Category.QUEUING) / 1e3,
                 loss(c, p), cfg.get("server_clock_offset_us").asLong() / 1e3, p.timing.clockOffsetUs() / 1e3,
                 p.timing.clockOffsetUncertaintyUs() / 1e3, pie(p),
@@ -119,6 +129,9 @@ public final class AccuracyTable {
             }
             parts.add(drops + " drop(s)" + (acks > 0 ? ", " + acks + " of them pure ACKs" : ""));
         }
+        if (!cfg.path("server_link_kbit").isNull() && !cfg.path("server_link_kbit").isMissingNode()) {
+            parts.add("server link " + cfg.get("server_link_kbit").asLong() + " kbit/s");
+        }
         if (!"reno".equals(cfg.get("cc").asText())) {
             parts.add(cfg.get("cc").asText());
         }
@@ -146,10 +159,10 @@ public final class AccuracyTable {
         }
         DirectionStats a = p.c2s;
         DirectionStats b = p.s2c;
-        return String.format(Locale.ROOT, "%s / %s (%.1f)", counts(kernelFast, kernelTimers, kernelProbes, 0),
+        return String.format(Locale.ROOT, "%s / %s (%.1f, %.1f)", counts(kernelFast, kernelTimers, kernelProbes, 0),
                 counts(a.fastRetransmits + b.fastRetransmits, a.timeouts + b.timeouts + a.backoffs + b.backoffs, a.tailLossProbes + b.tailLossProbes,
                         a.probesOrTimeouts + b.probesOrTimeouts),
-                p.times.loss() / 1e3);
+                p.times.loss() / 1e3, p.costs.lossCostUs() / 1e3);
     }
 
     /** probesOrTimeouts: of the probes, those an RTO's timing fits too. */

@@ -8,6 +8,7 @@ import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.ConnectionPackets;
 import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.ExchangeProfile;
 import dev.critpath.core.analysis.PathArc;
@@ -59,6 +60,10 @@ public final class Profiler {
         long maxServerArc = 0;
         Set<Integer> pathPackets = new HashSet<>();
         int rounds = 0;
+        HostLink clientLink = HostLink.of(tl, Endpoint.CLIENT, senders.marks());
+        HostLink serverLink = HostLink.of(tl, Endpoint.SERVER, senders.marks());
+        List<long[]> clientLinkAt = new ArrayList<>();
+        List<long[]> serverLinkAt = new ArrayList<>();
         for (CriticalPath.Arc a : cp.arcs()) {
             if (segment && a.toUs() <= spanStartUs) {
                 continue; // an earlier segment's, or the restarted handshake
@@ -80,10 +85,16 @@ public final class Profiler {
             if (pa.kind() == PathArc.Kind.NETWORK && pa.direction() == Direction.C2S) {
                 rounds++;
             }
+            if (pa.category() == Category.SERVER && pa.kind() == PathArc.Kind.HOST) {
+                serverLinkAt.add(new long[] {pa.toUs(), serverLink.serialisingBefore(tl.txs.get(pa.txIndex()), pa.fromUs())});
+            } else if (pa.category() == Category.CLIENT && pa.kind() == PathArc.Kind.HOST) {
+                clientLinkAt.add(new long[] {pa.toUs(), clientLink.serialisingBefore(tl.txs.get(pa.txIndex()), pa.fromUs())});
+            }
         }
         if (total.total() != cp.endUs - spanStartUs) {
             throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - spanStartUs) + " us connection");
         }
+        List<long[]> lossAt = LossCost.of(tl, senders.marks(), cp, cfg, arcs, spanStartUs, clientLink, serverLink);
         List<Exchange> exchanges = Exchange.detect(tl, senders.marks(), cp);
         exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
         List<ExchangeProfile> exchangeProfiles = new ArrayList<>();
@@ -92,7 +103,9 @@ public final class Profiler {
             long from = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
             CategoryTimes within = ArcCategories.clip(arcs, from, x.responseLastArr);
             exchangeProfiles.add(new ExchangeProfile(uid, exchangeProfiles.size(), from, x.responseLastArr,
-                    x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within));
+                    x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within,
+                    new ExchangeProfile.Costs(sum(lossAt, from, x.responseLastArr), known(clientLink, sum(clientLinkAt, from, x.responseLastArr)),
+                            known(serverLink, sum(serverLinkAt, from, x.responseLastArr)))));
             prevEnd = x.responseLastArr;
         }
         Burstiness.count(tl.txs, Direction.C2S, spanStartUs, c2s);
@@ -114,10 +127,29 @@ public final class Profiler {
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clock.offsetUs(),
                         tl.clock.uncertaintyUs(), tl.clock.reliable(), tl.clock.fromPair(), tl.clock.driftPpm()),
                 quality(tl, bases, c2s, s2c, trace.eventsOverCap()),
-                PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE));
+                PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE),
+                new ConnectionProfile.Costs(sum(lossAt, Long.MIN_VALUE, Long.MAX_VALUE),
+                        known(clientLink, sum(clientLinkAt, Long.MIN_VALUE, Long.MAX_VALUE)), known(serverLink, sum(serverLinkAt, Long.MIN_VALUE, Long.MAX_VALUE)),
+                        HostLink.mbps(clientLink.rate), HostLink.mbps(serverLink.rate)));
         PacketMarks packets = new PacketMarks(tl, senders.marks(), bases, pathPackets);
         return new ConnectionAnalysis(profile, exchangeProfiles, arcs,
                 new ConnectionPackets(segment ? spanStartUs : -1, () -> packets.from(segment ? spanStartUs : Long.MIN_VALUE)));
+    }
+
+    /** Charges {@code {when, µs}} made after {@code from}, up to {@code to}. */
+    private static long sum(List<long[]> charges, long from, long to) {
+        long us = 0;
+        for (long[] c : charges) {
+            if (c[0] > from && c[0] <= to) {
+                us += c[1];
+            }
+        }
+        return us;
+    }
+
+    /** A link time, or -1 when the link's rate is unknown. */
+    private static long known(HostLink link, long us) {
+        return link.rate < 0 ? -1 : us;
     }
 
     private static long baseline(long own, long path) {

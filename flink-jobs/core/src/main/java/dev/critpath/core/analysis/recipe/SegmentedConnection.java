@@ -140,7 +140,7 @@ public final class SegmentedConnection implements Serializable {
     private static SegmentedConnection template() {
         SegmentedConnection t = new SegmentedConnection();
         t.sofar = ConnectionProfile.empty();
-        t.held = new ExchangeProfile("", 0, 0, 0, 0, 0, 0, false, 0, new CategoryTimes());
+        t.held = new ExchangeProfile("", 0, 0, 0, 0, 0, 0, false, 0, new CategoryTimes(), ExchangeProfile.Costs.NONE);
         t.afterHeld = new CategoryTimes();
         return t;
     }

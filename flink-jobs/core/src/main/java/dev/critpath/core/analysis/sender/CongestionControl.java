@@ -36,10 +36,15 @@ final class CongestionControl {
     private long cwndUsageSeq;
 
     CongestionControl(AnalysisConfig cfg, DirectionStats stats) {
+        this(cfg, stats, cfg.initialWindow, cfg.initialSsthresh);
+    }
+
+    /** A window in the Open state from this size and threshold on. */
+    CongestionControl(AnalysisConfig cfg, DirectionStats stats, long cwnd, long ssthresh) {
         this.cfg = cfg;
         this.stats = stats;
-        this.cwnd = cfg.initialWindow;
-        this.ssthresh = cfg.initialSsthresh;
+        this.cwnd = cwnd;
+        this.ssthresh = ssthresh;
     }
 
     State state() {
@@ -53,6 +58,10 @@ final class CongestionControl {
 
     long cwnd() {
         return cwnd;
+    }
+
+    long ssthresh() {
+        return ssthresh;
     }
 
     /** When the last timeout fired, or NONE. */

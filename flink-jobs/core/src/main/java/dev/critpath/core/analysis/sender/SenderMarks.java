@@ -1,5 +1,7 @@
 package dev.critpath.core.analysis.sender;
 
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import java.util.Arrays;
@@ -19,6 +21,11 @@ public final class SenderMarks {
     private final boolean[] duplicateAck;
     private final boolean[] lost;
     private final boolean[] spurious;
+    /** For new data, the simulated congestion window and slow-start threshold (segments) when it left. */
+    private final long[] cwndAtSend;
+    private final long[] ssthreshAtSend;
+    /** Each direction's segment size, C2S first. */
+    private final int[] segmentSize = new int[2];
 
     /** Marks for a timeline of this many transmissions, each a control packet until the simulation says otherwise. */
     public SenderMarks(int transmissions) {
@@ -34,6 +41,8 @@ public final class SenderMarks {
         duplicateAck = new boolean[transmissions];
         lost = new boolean[transmissions];
         spurious = new boolean[transmissions];
+        cwndAtSend = new long[transmissions];
+        ssthreshAtSend = new long[transmissions];
     }
 
     public TxKind kind(Tx t) {
@@ -104,6 +113,23 @@ public final class SenderMarks {
     /** A re-send that repaired nothing, on evidence (the profile's spurious_retransmissions). */
     public boolean spurious(Tx t) {
         return spurious[t.idx()];
+    }
+
+    /**
+     * The sender's window as the simulation had it when this new data left, to play the
+     * direction on from there as if nothing had been lost (see {@link LossFreeWindow}).
+     */
+    public LossFreeWindow windowAtSend(Tx t, AnalysisConfig cfg) {
+        return new LossFreeWindow(cfg, cwndAtSend[t.idx()], ssthreshAtSend[t.idx()], segmentSize[t.c2s() ? 0 : 1]);
+    }
+
+    void window(Tx t, long cwnd, long ssthresh) {
+        cwndAtSend[t.idx()] = cwnd;
+        ssthreshAtSend[t.idx()] = ssthresh;
+    }
+
+    void segmentSize(Direction dir, int mss) {
+        segmentSize[dir == Direction.C2S ? 0 : 1] = mss;
     }
 
     void countedSpurious(Tx t) {

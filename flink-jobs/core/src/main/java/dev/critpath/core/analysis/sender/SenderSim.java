@@ -49,6 +49,7 @@ public final class SenderSim {
         this.dir = dir;
         this.departuresEstimated = mode.unwatched() == dir.sender();
         this.s = new SenderState(txs, cfg, mss, marks);
+        marks.segmentSize(dir, s.mss);
         this.acks = new AckArrivals(s, rcvWscale, sack);
         this.retransmissions = new Retransmissions(s, sack);
         this.bursts = new Bursts(s.stats, cfg.burstGapUs);
@@ -185,6 +186,7 @@ public final class SenderSim {
 
     private void newData(Tx x, long t) {
         s.marks.kind(x, TxKind.NEW_DATA);
+        s.marks.window(x, s.cc.cwnd(), s.cc.ssthresh());
         int segs = s.segs(x.p.len);
         if (x.p.len > 0) {
             s.stats.dataPackets++;

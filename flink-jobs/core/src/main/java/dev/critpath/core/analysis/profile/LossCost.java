@@ -1,0 +1,269 @@
+package dev.critpath.core.analysis.profile;
+
+import dev.critpath.core.analysis.AnalysisConfig;
+import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.PathArc;
+import dev.critpath.core.analysis.align.Timeline;
+import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.path.CriticalPath;
+import dev.critpath.core.analysis.sender.LossFreeWindow;
+import dev.critpath.core.analysis.sender.SenderMarks;
+import dev.critpath.core.event.TcpFlags;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.PriorityQueue;
+
+/**
+ * What loss cost a connection, the rounds it took from the window included. The loss arcs on the
+ * critical path hold only the waits for re-sends; a halved window costs rounds later that the
+ * path books as propagation. So each turn of data (one sender's run of new data between the
+ * peer's) in which a copy was lost is played again from that copy's departure as if no copy had
+ * been lost: the sender's window as the replay had it then grows with every ACK; data the
+ * application had ready leaves as soon as window and link allow; each packet arrives a minimum
+ * one-way delay later (no sooner than the path's bottleneck delivers it after the one before);
+ * the receiver acknowledges every k-th packet as it did before the loss, its ACKs arriving a
+ * minimum one-way delay later. The turn's cost is when the receiver really held all of its data
+ * minus when it would have. Loss outside such turns (handshake, FIN, spurious timer waits)
+ * costs what its loss arcs on the path do.
+ */
+final class LossCost {
+    private final Timeline tl;
+    private final SenderMarks marks;
+    private final CriticalPath cp;
+    private final AnalysisConfig cfg;
+
+    private LossCost(Timeline tl, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg) {
+        this.tl = tl;
+        this.marks = marks;
+        this.cp = cp;
+        this.cfg = cfg;
+    }
+
+    /**
+     * What loss cost, as charges {@code {when, µs}}: each turn with a lost copy at its real completion
+     * (of those completed after {@code fromUs}), each other loss arc of the path given at its end.
+     *
+     * @param clientLink the client's own link, which paces its loss-free departures (serverLink: the server's)
+     */
+    static List<long[]> of(Timeline tl, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg, List<PathArc> arcs, long fromUs,
+            HostLink clientLink, HostLink serverLink) {
+        LossCost lc = new LossCost(tl, marks, cp, cfg);
+        List<long[]> charges = new ArrayList<>();
+        List<long[]> played = new ArrayList<>();
+        for (List<Tx> turn : lc.turns()) {
+            int lost = lc.firstLost(turn);
+            if (lost < 0) {
+                continue;
+            }
+            Direction dir = turn.get(0).direction();
+            HostLink sender = dir == Direction.C2S ? clientLink : serverLink;
+            long lossFree = lc.lossFreeCompletion(turn, lost, sender.rate, PacketPairs.deliveryRate(tl, dir, marks));
+            long observed = lc.completion(turn);
+            if (lossFree == Tx.NONE || observed == Tx.NONE || observed <= fromUs) {
+                continue;
+            }
+            charges.add(new long[] {observed, Math.max(0, observed - lossFree)});
+            played.add(new long[] {turn.get(0).dep(), observed});
+        }
+        for (PathArc a : arcs) {
+            if (a.kind() == PathArc.Kind.LOSS && !within(played, a.toUs())) {
+                charges.add(new long[] {a.toUs(), a.durationUs()});
+            }
+        }
+        return charges;
+    }
+
+    private static boolean within(List<long[]> spans, long us) {
+        for (long[] s : spans) {
+            if (us >= s[0] && us <= s[1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** New data with payload in departure order, cut where the other end sent new data in between. */
+    private List<List<Tx>> turns() {
+        List<Tx> data = new ArrayList<>();
+        for (Tx t : tl.txs) {
+            if (marks.isNewData(t) && t.dep() != Tx.NONE) {
+                data.add(t);
+            }
+        }
+        InOrder.sortBy(data, Tx::dep);
+        List<List<Tx>> turns = new ArrayList<>();
+        for (Tx t : data) {
+            if (turns.isEmpty() || turns.get(turns.size() - 1).get(0).direction() != t.direction()) {
+                turns.add(new ArrayList<>());
+            }
+            turns.get(turns.size() - 1).add(t);
+        }
+        return turns;
+    }
+
+    private int firstLost(List<Tx> turn) {
+        for (int i = 0; i < turn.size(); i++) {
+            if (marks.lost(turn.get(i))) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** When the receiver held the whole turn's data in order: the last delivery of any copy of its bytes, or NONE. */
+    private long completion(List<Tx> turn) {
+        Direction dir = turn.get(0).direction();
+        long from = turn.get(0).seq();
+        long to = turn.get(turn.size() - 1).end();
+        long done = Tx.NONE;
+        for (Tx t : tl.txs) {
+            if (t.direction() == dir && t.isData() && t.seq() >= from && t.seq() < to && !marks.lost(t)) {
+                long delivered = cp.deliveredAt(t);
+                done = Math.max(done, delivered != Tx.NONE ? delivered : t.arr());
+            }
+        }
+        return done;
+    }
+
+    /** An ACK on its way back: when it reaches the sender, and what it acknowledges. */
+    private record Ack(long atUs, long ack) {
+    }
+
+    /**
+     * When the receiver would have held the turn's data had the copy {@code lost} and every later
+     * one arrived, or NONE when the one-way delays are unknown.
+     *
+     * @param linkRate  the sender's own link, payload bytes per µs (unknown: no pacing)
+     * @param pathRate  the path's bottleneck, payload bytes per µs (unknown: no spacing)
+     */
+    private long lossFreeCompletion(List<Tx> turn, int lost, double linkRate, double pathRate) {
+        Direction dir = turn.get(0).direction();
+        long owd = dir == Direction.C2S ? tl.minOwdC2s : tl.minOwdS2c;
+        long owdBack = dir == Direction.C2S ? tl.minOwdS2c : tl.minOwdC2s;
+        if (owd < 0 || owdBack < 0) {
+            return Tx.NONE;
+        }
+        Tx first = turn.get(lost);
+        long t0 = first.dep();
+        LossFreeWindow window = marks.windowAtSend(first, cfg);
+        long[] ready = readyTimes(turn, lost);
+        PriorityQueue<Ack> acks = new PriorityQueue<>((a, b) -> Long.compare(a.atUs(), b.atUs()));
+        long una = turn.get(0).seq();
+        for (Tx a : tl.txs) {
+            // the data sent before the lost copy is acknowledged as it really was, duplicates aside
+            if (a.direction() != dir && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE && a.p.ack <= first.seq()) {
+                if (a.arr() <= t0) {
+                    una = Math.max(una, a.p.ack);
+                } else {
+                    acks.add(new Ack(a.arr(), a.p.ack));
+                }
+            }
+        }
+        int ackEvery = ackEvery(turn, lost);
+        long pipe = 0;
+        for (int j = 0; j < lost; j++) {
+            pipe += turn.get(j).end() > una ? window.segments(turn.get(j).p.len) : 0;
+        }
+        int oldest = 0; // the first packet not yet acknowledged
+        long now = t0;
+        long linkFree = t0;
+        long lastArr = lost > 0 && turn.get(lost - 1).arr() != Tx.NONE ? turn.get(lost - 1).arr() : Long.MIN_VALUE;
+        int unacked = 0;
+        int next = lost;
+        while (next < turn.size()) {
+            Tx x = turn.get(next);
+            int segs = window.segments(x.p.len);
+            long sendAt = Math.max(now, Math.max(ready[next], linkFree));
+            if (window.allows(pipe, segs) && (acks.isEmpty() || sendAt < acks.peek().atUs())) {
+                pipe += segs;
+                window.sent(pipe, una, x.end());
+                linkFree = sendAt + (linkRate > 0 ? (long) (x.p.len / linkRate) : 0);
+                long arr = Math.max(sendAt + owd, lastArr + (pathRate > 0 ? (long) (x.p.len / pathRate) : 0));
+                lastArr = arr;
+                if (++unacked >= ackEvery || next == turn.size() - 1) {
+                    acks.add(new Ack(arr + owdBack, x.end()));
+                    unacked = 0;
+                }
+                next++;
+                continue;
+            }
+            if (acks.isEmpty()) {
+                return Tx.NONE; // a window that cannot open: nothing to say
+            }
+            Ack a = acks.poll();
+            now = Math.max(now, a.atUs());
+            if (a.ack() > una) {
+                long acked = 0;
+                while (oldest < next && turn.get(oldest).end() <= a.ack()) {
+                    if (turn.get(oldest).end() > una) {
+                        acked += window.segments(turn.get(oldest).p.len);
+                    }
+                    oldest++;
+                }
+                long before = pipe;
+                pipe -= acked;
+                una = a.ack();
+                window.acked(una, acked, before);
+            }
+        }
+        return lastArr;
+    }
+
+    /**
+     * When the application had each packet from the lost copy on ready. A sender with all it had
+     * sent acknowledged that sends nothing for longer than the ACK clock's slack had nothing to
+     * send (a stall, the next part of a response): what it sends then was not ready before. Any
+     * other packet was held by the network (window, recovery), so it was ready when the one before it was.
+     */
+    private long[] readyTimes(List<Tx> turn, int lost) {
+        Direction dir = turn.get(0).direction();
+        List<Tx> acks = new ArrayList<>();
+        for (Tx a : tl.txs) {
+            if (a.direction() != dir && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE) {
+                acks.add(a);
+            }
+        }
+        InOrder.sortBy(acks, Tx::arr);
+        long[] ready = new long[turn.size()];
+        ready[lost] = turn.get(lost).dep();
+        int k = 0;
+        for (int j = lost + 1; j < turn.size(); j++) {
+            Tx x = turn.get(j);
+            long sentBefore = turn.get(j - 1).end();
+            while (k < acks.size() && acks.get(k).arr() <= x.dep() && acks.get(k).p.ack < sentBefore) {
+                k++;
+            }
+            boolean idle = k < acks.size() && acks.get(k).p.ack >= sentBefore && x.dep() - acks.get(k).arr() > cfg.ackClockSlackUs;
+            ready[j] = idle ? x.dep() : ready[j - 1];
+        }
+        return ready;
+    }
+
+    /** Packets per ACK the receiver sent for the turn's data before the loss (1 when it sent none). */
+    private int ackEvery(List<Tx> turn, int lost) {
+        Direction dir = turn.get(0).direction();
+        long from = turn.get(0).seq();
+        long upTo = turn.get(lost).seq();
+        long acked = from;
+        int acks = 0;
+        List<Tx> back = new ArrayList<>();
+        for (Tx a : tl.txs) {
+            if (a.direction() != dir && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE) {
+                back.add(a);
+            }
+        }
+        InOrder.sortBy(back, Tx::arr);
+        for (Tx a : back) {
+            if (a.p.ack > acked && a.p.ack <= upTo) {
+                acked = a.p.ack;
+                acks++;
+            }
+        }
+        int packets = 0;
+        for (int j = 0; j < lost && turn.get(j).end() <= acked; j++) {
+            packets++;
+        }
+        return acks == 0 ? 1 : Math.max(1, Math.round((float) packets / acks));
+    }
+}
