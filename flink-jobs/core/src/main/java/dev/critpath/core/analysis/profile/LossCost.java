@@ -11,7 +11,9 @@ import dev.critpath.core.analysis.sender.LossFreeWindow;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 
 /**
@@ -32,6 +34,9 @@ final class LossCost {
     private final SenderMarks marks;
     private final CriticalPath cp;
     private final AnalysisConfig cfg;
+    /** Per direction of the data, the ACKs that reached its sender in arrival order, and the path's delivery rate: made once, read per lossy turn. */
+    private final Map<Direction, List<Tx>> acksToSender = new EnumMap<>(Direction.class);
+    private final Map<Direction, Double> deliveryRate = new EnumMap<>(Direction.class);
 
     private LossCost(Timeline tl, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg) {
         this.tl = tl;
@@ -58,7 +63,7 @@ final class LossCost {
             }
             Direction dir = turn.get(0).direction();
             HostLink sender = dir == Direction.C2S ? clientLink : serverLink;
-            long lossFree = lc.lossFreeCompletion(turn, lost, sender.rate, PacketPairs.deliveryRate(tl, dir, marks));
+            long lossFree = lc.lossFreeCompletion(turn, lost, sender.rate, lc.deliveryRate(dir));
             long observed = lc.completion(turn);
             if (lossFree == Tx.NONE || observed == Tx.NONE || observed <= fromUs) {
                 continue;
@@ -81,6 +86,24 @@ final class LossCost {
             }
         }
         return false;
+    }
+
+    private double deliveryRate(Direction dir) {
+        return deliveryRate.computeIfAbsent(dir, d -> PacketPairs.deliveryRate(tl, d, marks));
+    }
+
+    /** The ACKs that reached the sender of {@code dir}'s data, in arrival order. */
+    private List<Tx> acksToSender(Direction dir) {
+        return acksToSender.computeIfAbsent(dir, d -> {
+            List<Tx> acks = new ArrayList<>();
+            for (Tx a : tl.txs) {
+                if (a.direction() != d && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE) {
+                    acks.add(a);
+                }
+            }
+            InOrder.sortBy(acks, Tx::arr);
+            return acks;
+        });
     }
 
     /** New data with payload in departure order, cut where the other end sent new data in between. */
@@ -217,14 +240,7 @@ final class LossCost {
      * other packet was held by the network (window, recovery), so it was ready when the one before it was.
      */
     private long[] readyTimes(List<Tx> turn, int lost) {
-        Direction dir = turn.get(0).direction();
-        List<Tx> acks = new ArrayList<>();
-        for (Tx a : tl.txs) {
-            if (a.direction() != dir && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE) {
-                acks.add(a);
-            }
-        }
-        InOrder.sortBy(acks, Tx::arr);
+        List<Tx> acks = acksToSender(turn.get(0).direction());
         long[] ready = new long[turn.size()];
         ready[lost] = turn.get(lost).dep();
         int k = 0;
@@ -242,19 +258,11 @@ final class LossCost {
 
     /** Packets per ACK the receiver sent for the turn's data before the loss (1 when it sent none). */
     private int ackEvery(List<Tx> turn, int lost) {
-        Direction dir = turn.get(0).direction();
         long from = turn.get(0).seq();
         long upTo = turn.get(lost).seq();
         long acked = from;
         int acks = 0;
-        List<Tx> back = new ArrayList<>();
-        for (Tx a : tl.txs) {
-            if (a.direction() != dir && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE) {
-                back.add(a);
-            }
-        }
-        InOrder.sortBy(back, Tx::arr);
-        for (Tx a : back) {
+        for (Tx a : acksToSender(turn.get(0).direction())) {
             if (a.p.ack > acked && a.p.ack <= upTo) {
                 acked = a.p.ack;
                 acks++;
