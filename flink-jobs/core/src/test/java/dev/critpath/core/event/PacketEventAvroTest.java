@@ -8,13 +8,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.critpath.core.testing.AvroLibrary;
 import dev.critpath.core.testing.Repo;
+import dev.critpath.core.testing.Vectors;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericRecord;
@@ -49,41 +48,22 @@ class PacketEventAvroTest {
     @TestFactory
     Stream<DynamicTest> validVectorsReadAsTheirJsonTwins() throws IOException {
         BinaryMessageDecoder<GenericRecord> avroLibrary = AvroLibrary.singleObjectDecoder();
-        List<DynamicTest> tests = new ArrayList<>();
-        Iterator<Map.Entry<String, JsonNode>> it = index().get("valid").fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> entry = it.next();
-            String name = entry.getKey();
-            JsonNode v = entry.getValue();
-            tests.add(DynamicTest.dynamicTest(name, () -> {
-                byte[] bin = vector("valid", name);
-                PacketEvent expected = PacketEventJson.standard().parse(
-                        Repo.schemaResource("vectors/packet-event/valid/" + v.get("json").asText() + ".json"));
-                assertEquals(expected, AvroLibrary.fromAvro(avroLibrary.decode(bin)), "Avro's Java library");
-                assertEquals(expected, PacketEventAvro.standard().parse(bin), "critpath's reader");
-                if (v.get("canonical").asBoolean()) {
-                    assertArrayEquals(bin, PacketEventAvro.encode(expected), "critpath's encoder");
-                }
-            }));
-        }
-        return tests.stream();
+        return Vectors.each(index().get("valid"), (name, v) -> () -> {
+            byte[] bin = vector("valid", name);
+            PacketEvent expected = PacketEventJson.standard().parse(
+                    Repo.schemaResource("vectors/packet-event/valid/" + v.get("json").asText() + ".json"));
+            assertEquals(expected, AvroLibrary.fromAvro(avroLibrary.decode(bin)), "Avro's Java library");
+            assertEquals(expected, PacketEventAvro.standard().parse(bin), "critpath's reader");
+            if (v.get("canonical").asBoolean()) {
+                assertArrayEquals(bin, PacketEventAvro.encode(expected), "critpath's encoder");
+            }
+        });
     }
 
     @TestFactory
     Stream<DynamicTest> invalidVectorsAreRefusedWithTheirCode() throws IOException {
-        List<DynamicTest> tests = new ArrayList<>();
-        Iterator<Map.Entry<String, JsonNode>> it = index().get("invalid").fields();
-        while (it.hasNext()) {
-            Map.Entry<String, JsonNode> entry = it.next();
-            String name = entry.getKey();
-            JsonNode expect = entry.getValue();
-            tests.add(DynamicTest.dynamicTest(name, () -> {
-                InvalidEventException ex = assertThrows(InvalidEventException.class, () -> PacketEventAvro.standard().parse(vector("invalid", name)));
-                assertEquals(expect.get("error").asText(), ex.error().name(), ex.getMessage());
-                assertEquals(expect.get("field").isNull() ? null : expect.get("field").asText(), ex.field(), ex.getMessage());
-            }));
-        }
-        return tests.stream();
+        return Vectors.each(index().get("invalid"), (name, expect) -> () -> Vectors.assertRefusedAsIndexed(expect,
+                assertThrows(InvalidEventException.class, () -> PacketEventAvro.standard().parse(vector("invalid", name)))));
     }
 
     /** A file of records one after another: each bad one costs itself, and reading goes on at the next. */
