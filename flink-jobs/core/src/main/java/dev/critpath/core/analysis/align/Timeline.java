@@ -77,6 +77,7 @@ public final class Timeline {
     private static Timeline singleSensor(boolean sideContradicted, SensorView v, boolean atClient) {
         long minRtt = SensorRoles.minTurnaround(v.pkts, Direction.of(atClient));
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
+        long[] queued = RemoteStamps.extraDelays(v.pkts, !atClient);
         List<Tx> txs = new ArrayList<>(v.pkts.size());
         for (Packet p : v.pkts) {
             Tx t = new Tx(txs.size(), p);
@@ -87,7 +88,7 @@ public final class Timeline {
             } else {
                 t.arrived(p.ts, false);
                 t.seenArriving(p);
-                t.departed(p.ts - half, true);
+                t.departed(p.ts - half - queued[txs.size()], true);
             }
             txs.add(t);
         }

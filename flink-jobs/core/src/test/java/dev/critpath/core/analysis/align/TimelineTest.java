@@ -76,6 +76,41 @@ class TimelineTest {
         }
     }
 
+    /**
+     * A packet the path held 8 ms longer arrives 8 ms later than its TSval says it left: from one
+     * capture its departure is placed by that stamp (within the stamps' rounding: two ticks), not
+     * half a round trip before its arrival. Without timestamps, half a round trip it stays.
+     */
+    @ParameterizedTest(name = "with timestamps: {0}")
+    @ValueSource(booleans = {true, false})
+    void oneSensorPlacesAQueuedRemotePacketByItsTimestamp(boolean stamped) {
+        HandTrace h = new HandTrace(20, 20);
+        long serverClockMs = 7_000; // the server's stamps start anywhere
+        h.c(0).syn();
+        h.s(20).syn();
+        h.c(40).data(100);
+        for (int i = 0; i < 100; i++) { // 100 ms of the server's stamps, one a millisecond, so their clock shows
+            HandTrace.P p = h.s(60 + i).data(1000);
+            if (i == 50) {
+                p.queued(8);
+            }
+            if (stamped) {
+                p.tsval(serverClockMs + 60 + i);
+            }
+        }
+        h.c(200).ack(100_001);
+        Timeline tl = align(h.clientSensorOnly(), PathPrior.NONE);
+        assertEquals(40_000, tl.minRttUs);
+        Tx queued = tl.txs.stream().filter(t -> !t.c2s() && t.arr() - tl.txs.get(0).dep() == (60 + 50 + 20 + 8) * 1000L).findFirst().orElseThrow();
+        long departedMs = (queued.dep() - tl.txs.get(0).dep()) / 1000;
+        assertEquals(stamped ? 60 + 50 + 2 : 60 + 50 + 8, departedMs, "left at 110 ms: " + queued);
+        for (Tx t : tl.txs) {
+            if (!t.c2s() && t != queued && t.p.len > 0) {
+                assertEquals(20_000, t.arr() - t.dep(), "the others took the shortest delay: " + t);
+            }
+        }
+    }
+
     @Test
     void whatOneSensorMissedIsEstimatedAndWhatTheNetworkLostIsCounted() {
         HandTrace h = new HandTrace(20, 20);

@@ -1,0 +1,80 @@
+package dev.critpath.core.analysis.align;
+
+import dev.critpath.core.analysis.clean.Packet;
+import dev.critpath.core.event.PacketEvent;
+import java.util.List;
+
+/**
+ * How much longer than the path's shortest one-way delay each packet from the unwatched end took,
+ * told by its own clock: a TSval stamps when the packet left (RFC 7323), so arrival minus stamp
+ * grows by whatever queue, jitter or batching held it on the way. One capture then places a remote
+ * packet's departure by evidence, not at a fixed half round trip before its arrival.
+ */
+final class RemoteStamps {
+    /** Timestamp clocks in use tick every 1 µs to 10 ms (Linux 1 ms; old kernels 4 or 10 ms). */
+    private static final long[] TICKS_US = {1, 10, 100, 1_000, 4_000, 10_000};
+    /** Ticks a connection's stamps must span before their clock's rate can be told. */
+    private static final long MIN_SPAN_TICKS = 50;
+
+    private RemoteStamps() {
+    }
+
+    /**
+     * Per packet of {@code pkts}: for those sent by the far end ({@code c2s == fromC2s}) with a
+     * TSval, the µs it spent on the way beyond the quickest such packet, less one tick of the
+     * stamp's rounding; 0 for the rest, and for all when the stamps' clock cannot be told.
+     */
+    static long[] extraDelays(List<Packet> pkts, boolean fromC2s) {
+        long[] extra = new long[pkts.size()];
+        Packet first = null;
+        Packet last = null;
+        for (Packet p : pkts) {
+            if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
+                first = first == null ? p : first;
+                last = p;
+            }
+        }
+        if (first == null) {
+            return extra;
+        }
+        long tick = tick(first, last);
+        if (tick == 0) {
+            return extra;
+        }
+        long quickest = Long.MAX_VALUE;
+        for (Packet p : pkts) {
+            if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
+                quickest = Math.min(quickest, lag(p, first, tick));
+            }
+        }
+        for (int i = 0; i < extra.length; i++) {
+            Packet p = pkts.get(i);
+            if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
+                extra[i] = Math.max(0, lag(p, first, tick) - quickest - 2 * tick);
+            }
+        }
+        return extra;
+    }
+
+    /** Arrival less departure by the far end's clock, up to a constant (the clocks' offset). */
+    private static long lag(Packet p, Packet first, long tick) {
+        return p.ts - first.ts - stampsAfter(first, p) * tick;
+    }
+
+    /** Stamps between two packets, through a wrap of the 32-bit counter. */
+    private static long stampsAfter(Packet first, Packet p) {
+        return (int) (p.tsval - first.tsval);
+    }
+
+    /** The clock whose rate fits the capture's span within 10 %, or 0 when none does or the span is too short. */
+    private static long tick(Packet first, Packet last) {
+        long stamps = stampsAfter(first, last);
+        long us = last.ts - first.ts;
+        for (long tick : TICKS_US) {
+            if (stamps >= MIN_SPAN_TICKS && Math.abs(us - stamps * tick) <= stamps * tick / 10) {
+                return tick;
+            }
+        }
+        return 0;
+    }
+}
