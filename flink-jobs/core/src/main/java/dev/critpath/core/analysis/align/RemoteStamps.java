@@ -15,14 +15,17 @@ final class RemoteStamps {
     private static final long[] TICKS_US = {1, 10, 100, 1_000, 4_000, 10_000};
     /** Ticks a connection's stamps must span before their clock's rate can be told. */
     private static final long MIN_SPAN_TICKS = 50;
+    /** Stamps a later arrival may carry below an earlier one's: packets reordered on the way. */
+    private static final long MAX_STEP_BACK = 50;
 
     private RemoteStamps() {
     }
 
     /**
      * Per packet of {@code pkts}: for those sent by the far end ({@code c2s == fromC2s}) with a
-     * TSval, the µs it spent on the way beyond the quickest such packet, less one tick of the
-     * stamp's rounding; 0 for the rest, and for all when the stamps' clock cannot be told.
+     * TSval, the µs it spent on the way beyond the quickest such packet, less two ticks (a stamp
+     * rounds its departure down by up to one, and the host may hold a stamped packet a little
+     * before it leaves); 0 for the rest, and for all when the stamps' clock cannot be told.
      */
     static long[] extraDelays(List<Packet> pkts, boolean fromC2s) {
         long[] extra = new long[pkts.size()];
@@ -30,6 +33,9 @@ final class RemoteStamps {
         Packet last = null;
         for (Packet p : pkts) {
             if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
+                if (last != null && stampsAfter(last, p) < -MAX_STEP_BACK) {
+                    return extra; // stamps that run back further are no clock: randomised or rewritten on the way
+                }
                 first = first == null ? p : first;
                 last = p;
             }
@@ -61,9 +67,9 @@ final class RemoteStamps {
         return p.ts - first.ts - stampsAfter(first, p) * tick;
     }
 
-    /** Stamps between two packets, through a wrap of the 32-bit counter. */
-    private static long stampsAfter(Packet first, Packet p) {
-        return (int) (p.tsval - first.tsval);
+    /** Stamps from one packet's to another's, through a wrap of the 32-bit counter. */
+    private static long stampsAfter(Packet from, Packet to) {
+        return (int) (to.tsval - from.tsval);
     }
 
     /** The clock whose rate fits the capture's span within 10 %, or 0 when none does or the span is too short. */
