@@ -60,6 +60,12 @@ final class LossClassifier {
         if (evidenceCounts && (ackTriggered || evidenceSincePrev && !timerCouldFire(t, seen.timerArmedAt()))) {
             return LossCause.FAST_RETRANSMIT;
         }
+        return timerCause(t, end, segment, seen);
+    }
+
+    /** Which timer sent a re-send no ACK released: backoff, a tail loss probe, or a coarse timeout. */
+    LossCause timerCause(long t, long end, Scoreboard.Segment segment, Seen seen) {
+        CongestionControl.State state = seen.state();
         if (segment != null && (segment.lastCause == LossCause.TIMEOUT || segment.lastCause == LossCause.BACKOFF)
                 && segment.unaAtLastTimer == seen.una()) {
             return LossCause.BACKOFF;

@@ -13,10 +13,15 @@ final class Retransmissions {
 
     private final SenderState s;
     private final LossClassifier losses;
+    /** The unwatched sender's own clock, or null: where it can tell, it decides between an ACK and a timer. */
+    private final SenderClock clock;
+    /** When the timer last fired, on that clock. */
+    private long lastTimerAt = Long.MIN_VALUE;
 
-    Retransmissions(SenderState s, boolean sack) {
+    Retransmissions(SenderState s, boolean sack, SenderClock clock) {
         this.s = s;
         this.losses = new LossClassifier(s.cfg, sack);
+        this.clock = clock;
     }
 
     private LossClassifier.Seen seen() {
@@ -40,6 +45,14 @@ final class Retransmissions {
         s.stats.retransmissions++;
         s.stats.retransmittedBytes += r.p.len;
         countUnseenBackoffs(r, timers - 1);
+        timerFired(r);
+    }
+
+    /** The timer sent r: its clock restarts there. */
+    private void timerFired(Tx r) {
+        if (clock != null && r.p.tsval >= 0) {
+            lastTimerAt = clock.sentAt(r);
+        }
     }
 
     /**
@@ -130,10 +143,21 @@ final class Retransmissions {
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
         Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
+        boolean afterTimeout = s.cc.state() == CongestionControl.State.LOSS;
+        SenderClock.Verdict verdict = clock == null ? SenderClock.Verdict.UNKNOWN
+                : clock.judge(r, originalCaptured && s.marks.kind(prev) == TxKind.RETRANSMISSION ? prev : null, afterTimeout, lastTimerAt, s.cfg.rtoMinUs);
         // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs
-        boolean timeoutRecovery = s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
+        boolean timeoutRecovery = afterTimeout && switch (verdict) {
+            case RELEASED -> true;
+            case TIMER -> false;
+            case UNKNOWN -> r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt);
+        };
         LossClassifier.Seen seen = seen();
-        LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
+        LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
+            case RELEASED -> LossCause.FAST_RETRANSMIT;
+            case TIMER -> losses.timerCause(t, r.end(), seg, seen);
+            case UNKNOWN -> losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
+        };
         s.marks.resent(r, prevIdx, cause);
         if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen)) {
             s.stats.probesOrTimeouts++;
@@ -156,6 +180,7 @@ final class Retransmissions {
             }
             s.marks.lossArc(r, true);
             s.timerArmedAt = t;
+            timerFired(r);
             if (cause != LossCause.TAIL_LOSS_PROBE) {
                 s.cc.timeout(s.nxt, t, cause == LossCause.BACKOFF);
                 s.scoreboard.markAllLost();

@@ -51,7 +51,7 @@ public final class SenderSim {
         this.s = new SenderState(txs, cfg, mss, marks);
         marks.segmentSize(dir, s.mss);
         this.acks = new AckArrivals(s, rcvWscale, sack);
-        this.retransmissions = new Retransmissions(s, sack);
+        this.retransmissions = new Retransmissions(s, sack, departuresEstimated ? SenderClock.of(txs, dir) : null);
         this.bursts = new Bursts(s.stats, cfg.burstGapUs);
     }
 
