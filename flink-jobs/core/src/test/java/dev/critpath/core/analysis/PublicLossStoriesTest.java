@@ -94,16 +94,42 @@ class PublicLossStoriesTest {
         assertTrue(a.profile().s2c.fastRetransmits >= 1, "TCPRS files it under forward acknowledgement");
     }
 
+    /** TCPRS's six RTOs on loss-window-approximation.trace (its tcpretransmissions.log, rtype 1), capture times in µs. */
+    private static final long[] TCPRS_RTOS = {1_285_864_102_914_159L, 1_285_864_160_064_502L, 1_285_864_164_969_334L,
+        1_285_864_234_457_174L, 1_285_864_304_563_844L, 1_285_864_307_278_254L};
+
+    /**
+     * A receiver-side capture of a sender behind a 0.2-0.3 s uplink queue: only its timestamps
+     * tell when it sent. docs/peers.md has each timer event's and each TCPRS RTO's evidence.
+     */
     @Test
-    void lossWindowApproximationsBurstOfSixReSendsIsOneTimeout() {
+    void lossWindowApproximationsTimersAreTheReSendsNoAckReleased() {
         Steps s = Steps.run(connection("zeek-zeek/tcprs-0d81bfc/heuristics/loss-window-approximation.trace", 49792));
+        SenderMarks m = s.senders().marks();
         List<Tx> resends = resends(s, Direction.C2S);
         assertEquals(69, resends.size(), "tshark flags 62 of them, the rest are hole fills of originals lost before the capture");
         long start = resends.get(0).dep();
         List<Tx> burst = resends.stream().filter(r -> r.dep() - start <= 39_000).toList();
         assertEquals(6, burst.size(), "six re-sends within 39 ms");
-        assertEquals(1, timerEvents(s, Direction.C2S).stream().filter(burst::contains).count(), "one timer, the rest released by ACKs");
-        assertTimersAtLeastTheMinimumRtoApart(timerEvents(s, Direction.C2S));
+        assertTrue(burst.stream().allMatch(r -> r.p.tsval == burst.get(0).p.tsval), "the sender sent all six in one tick of its clock");
+        assertTrue(echoedAck(s, burst.get(0)).p.sack != null, "on taking in a duplicate ACK with SACK blocks");
+        assertEquals(List.of(burst.get(0)), burst.stream().filter(m::lossArc).toList(), "one recovery, as TCPRS's FACK-based re-send and its five recovery re-sends");
+        assertEquals(LossCause.FAST_RETRANSMIT, m.lossCause(burst.get(0)));
+        List<Tx> timers = timerEvents(s, Direction.C2S);
+        assertEquals(10, timers.size(), "the re-sends no ACK the sender took in released; TCPRS counts 6 others");
+        assertTimersAtLeastTheMinimumRtoApart(timers);
+        for (long at : TCPRS_RTOS) {
+            Tx r = resends.stream().filter(t -> t.p.ts == at).findFirst().orElseThrow();
+            Tx echoed = echoedAck(s, r);
+            assertTrue(echoed.p.sack != null || echoed.p.ack > r.seq(), r + ": its TSecr echoes an ACK reporting loss or progress: " + echoed);
+            assertFalse(timers.contains(r), r + " was released by " + echoed);
+        }
+    }
+
+    /** The peer's last packet carrying the TSval r echoes that left before r arrived: the last ACK the sender took in. */
+    private static Tx echoedAck(Steps s, Tx r) {
+        return s.timeline().txs.stream().filter(a -> a.direction() != r.direction() && a.p.tsval == r.p.tsecr && a.dep() < r.arr())
+                .reduce((a, b) -> b).orElseThrow();
     }
 
     @Test
