@@ -87,6 +87,55 @@ class SenderSimTest {
         assertEquals(7, s.senders().s2c().dupAcksReceived, "segments 4 to 10 each drew a duplicate ACK");
     }
 
+    /**
+     * Seen by the client's sensor alone: ten 1000-byte segments from a server whose data waits 250
+     * ms in its uplink's queue (its SYN/ACK and FIN do not), one lost, re-sent at resendMs on the
+     * server's clock. Every packet carries TCP timestamps: the client's ms, the server's ms + 1000,
+     * each echoing the last one its sender took in. The connection lasts 3 s, so the queue is
+     * under a tenth of it.
+     */
+    private static HandTrace queuedServer(int lostSegment, double resendMs) {
+        HandTrace h = new HandTrace(20, 20);
+        h.c(0).syn().tsval(0);
+        h.s(20).syn().tsval(1020).tsecr(0);
+        h.c(40).ack(1).tsval(40).tsecr(1020);
+        h.c(40).data(100).tsval(40).tsecr(1020);
+        for (int i = 1; i <= 10; i++) {
+            HandTrace.P p = h.s(60 + 0.01 * i).data(1000).tsval(1060).tsecr(40).queued(250);
+            if (i == lostSegment) {
+                p.lost();
+            }
+        }
+        for (int i = 1; i <= 10; i++) {
+            if (i != lostSegment) {
+                h.c(330 + 0.01 * i + 0.001).tsval(330).tsecr(1060);
+            }
+        }
+        long resendTs = 1000 + Math.round(resendMs);
+        h.s(resendMs).resend(1 + 1000L * (lostSegment - 1), 1000).tsval(resendTs).tsecr(330).queued(250);
+        double filled = resendMs + 270;
+        h.c(filled + 0.1).tsval(Math.round(filled)).tsecr(resendTs);
+        h.s(3000).fin().tsval(4000).tsecr(Math.round(filled));
+        h.c(3020.1).fin().tsval(3020).tsecr(4000);
+        h.s(3040.2).tsval(4040).tsecr(3020);
+        return h;
+    }
+
+    /**
+     * By arrival the re-send comes 250 ms after the duplicate ACKs, past the minimum RTO; by the
+     * server's timestamps it left as it took in the third. With the last segment lost no
+     * duplicate came, and the server's clock shows 310 ms since it took in the last ACK: its timer.
+     */
+    @ParameterizedTest(name = "segment {0} lost, re-sent at {1} ms: {2}")
+    @CsvSource({"3, 350.1, FAST_RETRANSMIT", "10, 660, TIMEOUT"})
+    void theUnwatchedSendersTimestampsTellAnAckReleasedReSendFromATimers(int lostSegment, double resendMs, LossCause cause) {
+        Steps s = Steps.run(queuedServer(lostSegment, resendMs).clientSensorOnly());
+        SenderMarks marks = s.senders().marks();
+        List<Tx> resends = serverSends(s.timeline(), t -> marks.kind(t) == TxKind.RETRANSMISSION);
+        assertEquals(1, resends.size());
+        assertEquals(cause, marks.lossCause(resends.get(0)));
+    }
+
     @Test
     void aLostSynIsReSentByItsTimer() {
         HandTrace h = new HandTrace(30, 30);
