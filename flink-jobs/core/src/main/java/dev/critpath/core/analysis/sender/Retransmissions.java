@@ -143,20 +143,19 @@ final class Retransmissions {
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
         Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
-        boolean afterTimeout = s.cc.state() == CongestionControl.State.LOSS;
         SenderClock.Verdict verdict = clock == null ? SenderClock.Verdict.UNKNOWN
-                : clock.judge(r, originalCaptured && s.marks.kind(prev) == TxKind.RETRANSMISSION ? prev : null, afterTimeout, lastTimerAt, s.cfg.rtoMinUs);
+                : clock.judge(r, prev, originalCaptured && s.marks.kind(prev) == TxKind.RETRANSMISSION, lastTimerAt, s.cfg.rtoMinUs);
         // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs
-        boolean timeoutRecovery = afterTimeout && switch (verdict) {
-            case RELEASED -> true;
-            case TIMER -> false;
-            case UNKNOWN -> r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt);
+        boolean timeoutRecovery = switch (verdict) {
+            case TIMEOUT_RECOVERY -> true;
+            case RELEASED, TIMER -> false;
+            case UNKNOWN -> s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
         };
         LossClassifier.Seen seen = seen();
         LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
             case RELEASED -> LossCause.FAST_RETRANSMIT;
             case TIMER -> losses.timerCause(t, r.end(), seg, seen);
-            case UNKNOWN -> losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
+            default -> losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
         };
         s.marks.resent(r, prevIdx, cause);
         if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen)) {

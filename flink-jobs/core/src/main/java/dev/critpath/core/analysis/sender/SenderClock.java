@@ -21,8 +21,12 @@ import java.util.Map;
  * where either end sends no timestamps or the rate is not known to a tenth.
  */
 final class SenderClock {
-    /** What the clock says of a re-send. */
-    enum Verdict { RELEASED, TIMER, UNKNOWN }
+    /**
+     * What the clock says of a re-send: an ACK released it (fast recovery), or released it after a
+     * timer fired since its bytes' previous copy left (that timeout's go-back-N recovery), or a
+     * timer sent it, or the clock cannot tell.
+     */
+    enum Verdict { RELEASED, TIMEOUT_RECOVERY, TIMER, UNKNOWN }
 
     /** Queueing spread along the connection allowed, as a share of its span, for the rate to be known to a tenth. */
     private static final double SPREAD_SHARE = 0.1;
@@ -124,33 +128,36 @@ final class SenderClock {
      * Whether an ACK released re-send r or a timer sent it. An ACK releases a re-send when it
      * reports progress or loss (a duplicate, or SACK blocks) and r left in the sender's first
      * burst after taking it in, within the minimum RTO of its arrival. A re-send of bytes already
-     * re-sent ({@code earlierResend} not null) is released only by an ACK reporting data sent
-     * after that re-send (RFC 6675 re-sends a hole once per recovery; RACK, RFC 8985, declares a
-     * re-send lost only when data sent after it is delivered), or, in a timeout's recovery, by
-     * progress (everything outstanding is lost again after a timer). A re-send no ACK released is
-     * the timer's when it repeats a re-send (nothing else sends a hole twice) or when the minimum
-     * RTO has passed on the sender's clock since the timer was last armed (the last ACK advancing
-     * snd.una it took in, data sent with nothing outstanding, or {@code lastTimerAt}).
+     * re-sent is released only by an ACK reporting data sent after that re-send (RFC 6675 re-sends
+     * a hole once per recovery; RACK, RFC 8985, declares a re-send lost only when data sent after
+     * it is delivered), or by progress when a timer fired since that re-send (everything
+     * outstanding is lost again after a timeout). A re-send no ACK released is the timer's when it
+     * repeats a re-send (nothing else sends a hole twice) or when the minimum RTO has passed on the
+     * sender's clock since the timer was last armed (the last ACK advancing snd.una it took in,
+     * data sent with nothing outstanding, or {@code lastTimerAt}).
      *
+     * @param prev        the copy r repeats, or the first packet above its bytes when none was captured; null if neither
+     * @param prevResent  prev is itself a re-send
      * @param lastTimerAt when the sender's timer last fired, on this clock, or Long.MIN_VALUE
      */
-    Verdict judge(Tx r, Tx earlierResend, boolean afterTimeout, long lastTimerAt, long rtoMinUs) {
-        int x = r.p.tsval < 0 ? -1 : lastTakenIn(r);
+    Verdict judge(Tx r, Tx prev, boolean prevResent, long lastTimerAt, long rtoMinUs) {
+        int x = r.p.tsval < 0 || prev != null && prev.p.tsval < 0 ? -1 : lastTakenIn(r);
         if (x < 0) {
             return Verdict.UNKNOWN;
         }
         Tx ack = acks.get(x);
         long sent = sentAt(r);
+        boolean afterTimeout = prev != null && lastTimerAt >= sentAt(prev);
         boolean progress = x > 0 && ack.p.ack > acks.get(x - 1).p.ack;
         boolean loss = !progress && (ack.p.sack != null || ack.isPureAck() && x > 0 && ack.p.ack == acks.get(x - 1).p.ack);
-        boolean evidence = earlierResend == null ? progress || loss
-                : progress && afterTimeout || (progress || loss) && reportedSentAt(ack, r) >= sentAt(earlierResend);
+        boolean evidence = !prevResent ? progress || loss
+                : progress && afterTimeout || (progress || loss) && reportedSentAt(ack, r) >= sentAt(prev);
         Tx answer = firstEcho.get(ack.p.tsval);
         boolean answered = answer != null && answer.p.tsval == r.p.tsval && sent - tookIn(ack) < rtoMinUs;
         if (evidence && answered) {
-            return Verdict.RELEASED;
+            return afterTimeout ? Verdict.TIMEOUT_RECOVERY : Verdict.RELEASED;
         }
-        if (earlierResend != null || sent - Math.max(armedAt(x), lastTimerAt) >= rtoMinUs) {
+        if (prevResent || sent - Math.max(armedAt(x), lastTimerAt) >= rtoMinUs) {
             return Verdict.TIMER;
         }
         return Verdict.UNKNOWN;
