@@ -10,7 +10,7 @@ import java.util.List;
  * grows by whatever queue, jitter or batching held it on the way. One capture then places a remote
  * packet's departure by evidence, not at a fixed half round trip before its arrival.
  */
-final class RemoteStamps {
+public final class RemoteStamps {
     /** Timestamp clocks in use tick every 1 µs to 10 ms (Linux 1 ms; old kernels 4 or 10 ms). */
     private static final long[] TICKS_US = {1, 10, 100, 1_000, 4_000, 10_000};
     /** Ticks a connection's stamps must span before their clock's rate can be told. */
@@ -43,7 +43,7 @@ final class RemoteStamps {
         if (first == null) {
             return extra;
         }
-        long tick = tick(first, last);
+        long tick = tickUs(first, last);
         if (tick == 0) {
             return extra;
         }
@@ -72,8 +72,11 @@ final class RemoteStamps {
         return (int) (to.tsval - from.tsval);
     }
 
-    /** The clock whose rate fits the capture's span within 10 %, or 0 when none does or the span is too short. */
-    private static long tick(Packet first, Packet last) {
+    /**
+     * The µs per tick of the clock that stamped first and last (one sender's, in capture order),
+     * whose rate fits the capture's span within 10 %; 0 when none does or the span is too short.
+     */
+    public static long tickUs(Packet first, Packet last) {
         long stamps = stampsAfter(first, last);
         long us = last.ts - first.ts;
         for (long tick : TICKS_US) {

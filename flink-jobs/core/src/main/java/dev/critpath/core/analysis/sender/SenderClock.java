@@ -1,6 +1,7 @@
 package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.align.RemoteStamps;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
@@ -16,9 +17,9 @@ import java.util.Map;
  * re-send released at once by a duplicate ACK seems to follow it by more than the minimum RTO.
  * The ticks carry no queue: on them this tells a re-send an ACK released from a timer's.
  * <p>
- * The tick rate is the TSval's rise over the connection's span; an ACK reached the sender at its
- * departure plus the shortest turn the sender's echoes show (the fastest answer to an ACK). Null
- * where either end sends no timestamps or the rate is not known to a tenth.
+ * The tick is the one the timeline placed the sender's departures by ({@link RemoteStamps}); an
+ * ACK reached the sender at its departure plus the shortest turn the sender's echoes show (the
+ * fastest answer to an ACK). Null where either end sends no timestamps or their tick is unknown.
  */
 final class SenderClock {
     /**
@@ -28,13 +29,10 @@ final class SenderClock {
      */
     enum Verdict { RELEASED, TIMEOUT_RECOVERY, TIMER, UNKNOWN }
 
-    /** Queueing spread along the connection allowed, as a share of its span, for the rate to be known to a tenth. */
-    private static final double SPREAD_SHARE = 0.1;
-
     private final List<Tx> txs;
     private final Direction dir;
     private final long base;
-    private final double ticksPerUs;
+    private final long tickUs;
     /** Sender clock minus the ACK's departure, at the sender's fastest answer. */
     private long turnUs = Long.MAX_VALUE;
     /** The peer's ACKs in capture order, and by TSval the positions (in acks) carrying it. */
@@ -46,11 +44,11 @@ final class SenderClock {
     private final List<Tx> data = new ArrayList<>();
     private long[] endUpTo;
 
-    private SenderClock(List<Tx> txs, Direction dir, long base, double ticksPerUs) {
+    private SenderClock(List<Tx> txs, Direction dir, long base, long tickUs) {
         this.txs = txs;
         this.dir = dir;
         this.base = base;
-        this.ticksPerUs = ticksPerUs;
+        this.tickUs = tickUs;
     }
 
     /** The clock of {@code dir}'s sender, or null where its timestamps cannot serve as one. */
@@ -58,29 +56,16 @@ final class SenderClock {
         Tx first = null;
         Tx last = null;
         for (Tx t : txs) {
-            if (stamped(t, dir) && t.arr() != Tx.NONE) {
+            if (stamped(t, dir)) {
                 first = first == null ? t : first;
                 last = t;
             }
         }
-        if (first == null || last.arr() <= first.arr() || relative(last.p.tsval, first.p.tsval) <= 0) {
+        long tick = first == null ? 0 : RemoteStamps.tickUs(first.p, last.p);
+        if (tick == 0) {
             return null;
         }
-        long spanUs = last.arr() - first.arr();
-        double rate = relative(last.p.tsval, first.p.tsval) / (double) spanUs;
-        long lo = Long.MAX_VALUE;
-        long hi = Long.MIN_VALUE;
-        for (Tx t : txs) {
-            if (stamped(t, dir) && t.arr() != Tx.NONE) {
-                long off = t.arr() - (long) (relative(t.p.tsval, first.p.tsval) / rate);
-                lo = Math.min(lo, off);
-                hi = Math.max(hi, off);
-            }
-        }
-        if (hi - lo > SPREAD_SHARE * spanUs) {
-            return null;
-        }
-        SenderClock c = new SenderClock(txs, dir, first.p.tsval, rate);
+        SenderClock c = new SenderClock(txs, dir, first.p.tsval, tick);
         return c.index() ? c : null;
     }
 
@@ -116,7 +101,7 @@ final class SenderClock {
 
     /** When the sender sent t, µs on its own clock. */
     long sentAt(Tx t) {
-        return (long) (relative(t.p.tsval, base) / ticksPerUs);
+        return relative(t.p.tsval, base) * tickUs;
     }
 
     /** When ACK a reached the sender, on the same clock. */

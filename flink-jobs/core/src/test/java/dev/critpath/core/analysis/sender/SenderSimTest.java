@@ -89,10 +89,10 @@ class SenderSimTest {
 
     /**
      * Seen by the client's sensor alone: ten 1000-byte segments from a server whose data waits 250
-     * ms in its uplink's queue (its SYN/ACK and FIN do not), one lost, re-sent at resendMs on the
-     * server's clock. Every packet carries TCP timestamps: the client's ms, the server's ms + 1000,
-     * each echoing the last one its sender took in. The connection lasts 3 s, so the queue is
-     * under a tenth of it.
+     * ms in its uplink's queue (its SYN/ACK and FIN do not) and to which the client's ACKs take 5
+     * ms longer than the handshake's; one segment lost, re-sent at resendMs on the server's clock.
+     * Every packet carries TCP timestamps: the client's ms, the server's ms + 1000, each echoing
+     * the last one its sender took in. The connection lasts 3 s.
      */
     private static HandTrace queuedServer(int lostSegment, double resendMs) {
         HandTrace h = new HandTrace(20, 20);
@@ -108,7 +108,7 @@ class SenderSimTest {
         }
         for (int i = 1; i <= 10; i++) {
             if (i != lostSegment) {
-                h.c(330 + 0.01 * i + 0.001).tsval(330).tsecr(1060);
+                h.c(330 + 0.01 * i + 0.001).tsval(330).tsecr(1060).queued(5);
             }
         }
         long resendTs = 1000 + Math.round(resendMs);
@@ -122,12 +122,13 @@ class SenderSimTest {
     }
 
     /**
-     * By arrival the re-send comes 250 ms after the duplicate ACKs, past the minimum RTO; by the
-     * server's timestamps it left as it took in the third. With the last segment lost no
-     * duplicate came, and the server's clock shows 310 ms since it took in the last ACK: its timer.
+     * The first segment lost: the server's timer has run since 60 ms when it re-sends at 355.1 ms,
+     * as it takes in the third duplicate ACK, 5 ms later than the handshake says an ACK arrives;
+     * its timestamps say the duplicate released it. The last segment lost: no duplicate came, and
+     * its clock shows 305 ms since it took in the last ACK: its timer.
      */
     @ParameterizedTest(name = "segment {0} lost, re-sent at {1} ms: {2}")
-    @CsvSource({"3, 350.1, FAST_RETRANSMIT", "10, 660, TIMEOUT"})
+    @CsvSource({"1, 355.1, FAST_RETRANSMIT", "10, 660, TIMEOUT"})
     void theUnwatchedSendersTimestampsTellAnAckReleasedReSendFromATimers(int lostSegment, double resendMs, LossCause cause) {
         Steps s = Steps.run(queuedServer(lostSegment, resendMs).clientSensorOnly());
         SenderMarks marks = s.senders().marks();
