@@ -2,6 +2,7 @@ package dev.critpath.core.analysis.align;
 
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.PacketEvent;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -29,24 +30,17 @@ public final class RemoteStamps {
      */
     static long[] extraDelays(List<Packet> pkts, boolean fromC2s) {
         long[] extra = new long[pkts.size()];
-        Packet first = null;
-        Packet last = null;
+        List<Packet> stamped = new ArrayList<>();
         for (Packet p : pkts) {
             if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
-                if (last != null && stampsAfter(last, p) < -MAX_STEP_BACK) {
-                    return extra; // stamps that run back further are no clock: randomised or rewritten on the way
-                }
-                first = first == null ? p : first;
-                last = p;
+                stamped.add(p);
             }
         }
-        if (first == null) {
-            return extra;
-        }
-        long tick = tickUs(first, last);
+        long tick = tickUs(stamped);
         if (tick == 0) {
             return extra;
         }
+        Packet first = stamped.get(0);
         long quickest = Long.MAX_VALUE;
         for (Packet p : pkts) {
             if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
@@ -73,10 +67,21 @@ public final class RemoteStamps {
     }
 
     /**
-     * The µs per tick of the clock that stamped first and last (one sender's, in capture order),
-     * whose rate fits the capture's span within 10 %; 0 when none does or the span is too short.
+     * The µs per tick of the clock that stamped one sender's packets (capture order, each with a
+     * TSval), or 0 when they are no clock: none, stamps that run back further than reordering
+     * steps (randomised or rewritten on the way), or a rate that fits no tick over the span.
      */
-    public static long tickUs(Packet first, Packet last) {
+    public static long tickUs(List<Packet> stamped) {
+        for (int i = 1; i < stamped.size(); i++) {
+            if (stampsAfter(stamped.get(i - 1), stamped.get(i)) < -MAX_STEP_BACK) {
+                return 0;
+            }
+        }
+        return stamped.isEmpty() ? 0 : tick(stamped.get(0), stamped.get(stamped.size() - 1));
+    }
+
+    /** The clock whose rate fits the capture's span within 10 %, or 0 when none does or the span is too short. */
+    private static long tick(Packet first, Packet last) {
         long stamps = stampsAfter(first, last);
         long us = last.ts - first.ts;
         for (long tick : TICKS_US) {

@@ -3,6 +3,7 @@ package dev.critpath.core.analysis.sender;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.align.RemoteStamps;
 import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,19 +54,17 @@ final class SenderClock {
 
     /** The clock of {@code dir}'s sender, or null where its timestamps cannot serve as one. */
     static SenderClock of(List<Tx> txs, Direction dir) {
-        Tx first = null;
-        Tx last = null;
+        List<Packet> stamped = new ArrayList<>();
         for (Tx t : txs) {
             if (stamped(t, dir)) {
-                first = first == null ? t : first;
-                last = t;
+                stamped.add(t.p);
             }
         }
-        long tick = first == null ? 0 : RemoteStamps.tickUs(first.p, last.p);
+        long tick = RemoteStamps.tickUs(stamped);
         if (tick == 0) {
             return null;
         }
-        SenderClock c = new SenderClock(txs, dir, first.p.tsval, tick);
+        SenderClock c = new SenderClock(txs, dir, stamped.get(0).tsval, tick);
         return c.index() ? c : null;
     }
 
