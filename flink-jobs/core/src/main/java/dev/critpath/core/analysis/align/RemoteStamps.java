@@ -24,9 +24,10 @@ public final class RemoteStamps {
 
     /**
      * Per packet of {@code pkts}: for those sent by the far end ({@code c2s == fromC2s}) with a
-     * TSval, the µs it spent on the way beyond the quickest such packet, less two ticks (a stamp
-     * rounds its departure down by up to one, and the host may hold a stamped packet a little
-     * before it leaves); 0 for the rest, and for all when the stamps' clock cannot be told.
+     * TSval, the µs it spent on the way beyond the quickest such packet, less two steps of the
+     * stamps' resolution (a stamp rounds its departure down by up to one, and the host may hold a
+     * stamped packet a little before it leaves); 0 for the rest, and for all when the stamps'
+     * clock cannot be told.
      */
     static long[] extraDelays(List<Packet> pkts, boolean fromC2s) {
         long[] extra = new long[pkts.size()];
@@ -40,6 +41,7 @@ public final class RemoteStamps {
         if (tick == 0) {
             return extra;
         }
+        long resolution = tick * stepsOf(stamped);
         Packet first = stamped.get(0);
         long quickest = Long.MAX_VALUE;
         for (Packet p : pkts) {
@@ -50,10 +52,29 @@ public final class RemoteStamps {
         for (int i = 0; i < extra.length; i++) {
             Packet p = pkts.get(i);
             if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
-                extra[i] = Math.max(0, lag(p, first, tick) - quickest - 2 * tick);
+                extra[i] = Math.max(0, lag(p, first, tick) - quickest - 2 * resolution);
             }
         }
         return extra;
+    }
+
+    /**
+     * Ticks the stamps move by at a time: a clock counting milliseconds may advance ten at once
+     * (a 100 Hz timer), so a stamp may be up to that much older than its packet's departure.
+     */
+    private static long stepsOf(List<Packet> stamped) {
+        long steps = 0;
+        for (int i = 1; i < stamped.size(); i++) {
+            long step = stampsAfter(stamped.get(i - 1), stamped.get(i));
+            if (step > 0) {
+                steps = gcd(steps, step);
+            }
+        }
+        return Math.max(1, steps);
+    }
+
+    private static long gcd(long a, long b) {
+        return b == 0 ? a : gcd(b, a % b);
     }
 
     /** Arrival less departure by the far end's clock, up to a constant (the clocks' offset). */

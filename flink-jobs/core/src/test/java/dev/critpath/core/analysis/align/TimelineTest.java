@@ -79,11 +79,12 @@ class TimelineTest {
     /**
      * A packet the path held 8 ms longer arrives 8 ms later than its TSval says it left: from one
      * capture its departure is placed by that stamp (within the stamps' rounding: two ticks), not
-     * half a round trip before its arrival. Without timestamps, or with stamps that are no clock
-     * (randomised), half a round trip it stays.
+     * half a round trip before its arrival. Without timestamps, with stamps that are no clock
+     * (randomised), or with a clock whose steps (10 ms, a 100 Hz timer counting milliseconds) are
+     * coarser than the queue, half a round trip it stays.
      */
     @ParameterizedTest(name = "server stamps: {0}")
-    @ValueSource(strings = {"a 1 ms clock", "none", "random"})
+    @ValueSource(strings = {"a 1 ms clock", "none", "random", "ms stepping by 10"})
     void oneSensorPlacesAQueuedRemotePacketByItsTimestamp(String stamps) {
         HandTrace h = new HandTrace(20, 20);
         long serverClockMs = 7_000; // the server's stamps start anywhere
@@ -98,6 +99,7 @@ class TimelineTest {
             }
             switch (stamps) {
                 case "a 1 ms clock" -> p.tsval(serverClockMs + 60 + i);
+                case "ms stepping by 10" -> p.tsval(serverClockMs + (60 + i) / 10 * 10);
                 case "random" -> p.tsval(i == 0 || i == 99 ? serverClockMs + 60 + i : random.nextInt() & 0xffff_ffffL); // the ends fit a clock
                 default -> { }
             }
