@@ -64,7 +64,6 @@ class SingleCaptureAccuracyTest {
             Map.entry("client_side/shallow-queue/35664/propagation", "41 drops at a 30 KB queue: 2 % more propagation than two captures find"),
             Map.entry("client_side/slow-uplink/42150/propagation", "ACKs queued on the 64 kbit/s uplink reach the server later than estimated, so the data they clock seems released by earlier ones"),
             Map.entry("client_side/slow-uplink/42150/causality", "the same queued ACKs: triggers up to 58 ms late"),
-            Map.entry("client_side/tlp-off-sack/54718/loss", "the tail's first copy lost before the client: its IP ids do not show it, so no timer is inferred"),
             Map.entry("client_side/uplink-ack-loss/54680/propagation", "198 ACKs lost in the uplink queue: the data they would have clocked seems released by earlier ones"),
             Map.entry("client_side/uplink-ack-loss/54680/causality", "the same lost ACKs: triggers up to 26 ms late"));
 

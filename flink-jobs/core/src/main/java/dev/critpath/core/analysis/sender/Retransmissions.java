@@ -36,9 +36,13 @@ final class Retransmissions {
 
     /**
      * New data that is the timer's re-send of copies no sensor saw ({@code timers} expiries: a
-     * timeout or probe, then backoffs): marked and counted as the kernel counts them.
+     * timeout or probe, then backoffs), leaving at {@code t}: marked and counted as the kernel
+     * counts them, a probe whose timing an RTO fits too as "probe or timeout" like a captured one.
      */
-    void timerResendOfUnseen(Tx r, LossCause cause, int timers) {
+    void timerResendOfUnseen(Tx r, long t, LossCause cause, int timers) {
+        if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen())) {
+            s.stats.probesOrTimeouts++;
+        }
         s.marks.resent(r, -1, cause);
         s.marks.lossArc(r, true);
         s.stats.countTimer(cause);

@@ -251,7 +251,7 @@ public final class SenderSim {
         if (cause == LossCause.FAST_RETRANSMIT || timers == 0) {
             return false;
         }
-        retransmissions.timerResendOfUnseen(x, cause, timers);
+        retransmissions.timerResendOfUnseen(x, t, cause, timers);
         return true;
     }
 
