@@ -54,7 +54,6 @@ class SingleCaptureAccuracyTest {
             Map.entry("client_side/loss-twins/51444/causality", "a fast retransmit's recovery: a trigger 0.2 ms late, just beyond the 200 µs the method allows"),
             Map.entry("client_side/loss-twins/51476/remote", "three Reno recoveries without SACK: rounds merge into server_or_queuing (102 ms, the server spent 1.2 ms)"),
             Map.entry("client_side/loss-twins/51476/propagation", "the same merged rounds, 6 % short"),
-            Map.entry("client_side/backoff/44162/loss", "two timer expiries for a segment never captured; three server packets are too few to trust IP ids for the second"),
             Map.entry("client_side/jitter/54692/propagation", "up to 10 ms of jitter each way: estimated remote times off by as much, one round too many"),
             Map.entry("client_side/random-batch/37802/propagation", "one round too many around a hole the client's capture saw filled"),
             Map.entry("client_side/random-batch/39028/propagation", "three rounds short: a fast retransmit's recovery taken as one wait"),

@@ -22,7 +22,7 @@ final class IpIds {
 
     /**
      * @param sends the sender's captured packets in the order they left
-     * @return per transmission index, the packets missing just before it (0 when none or unknown)
+     * @return per transmission index, the packets missing just before it; null when the identifiers are not such a counter
      */
     static int[] missingBefore(List<Tx> sends, int transmissions) {
         int[] missing = new int[transmissions];
@@ -36,7 +36,7 @@ final class IpIds {
             }
         }
         if (pairs < MIN_PAIRS || onesApart < SEQUENTIAL * pairs) {
-            return missing;
+            return null;
         }
         for (int i = 1; i < sends.size(); i++) {
             int d = delta(sends.get(i - 1), sends.get(i));

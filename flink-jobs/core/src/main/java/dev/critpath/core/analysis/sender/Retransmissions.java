@@ -60,13 +60,33 @@ final class Retransmissions {
     }
 
     /**
-     * The timer's earlier re-sends that no sensor saw (lost before it, as the original was): as
-     * many backed-off expiries as the wait fits, if the sender's IP ids say that many went missing.
+     * The timer's earlier re-sends that no sensor saw (lost before it, as the original was), when
+     * the sender is not watched: as many backed-off expiries as the wait fits since the timer was
+     * last started (an ACK of new data, or {@code above}: the first packet above r's bytes, which
+     * left after their lost original). Not within a timeout's recovery: the RTO stays backed off
+     * there, so a long wait needs no hidden re-send. Something must vouch for the count: the
+     * sender's IP ids, no more than they say went missing; where they tell nothing, its own clock
+     * (its timestamps place the departures, so no queue stretched the wait, and its echoes say a
+     * timer sent r), with nothing captured from it in between (a sender that sent on was hearing
+     * ACKs, which may have released r).
      */
-    private void countHiddenBackoffs(Tx r, long waitUs) {
-        if (s.missingBefore != null) {
-            countUnseenBackoffs(r, Math.min(HiddenTimers.expiries(waitUs, s.rtt.rto()) - 1, s.missingBefore[r.idx()]));
+    private void countHiddenBackoffs(Tx r, Tx above, SenderClock.Verdict verdict) {
+        if (s.missingBefore == null && (verdict != SenderClock.Verdict.TIMER || !silentBetween(above, r))
+                || s.cc.state() == CongestionControl.State.LOSS) {
+            return;
         }
+        int expiries = HiddenTimers.expiries(r.dep() - Math.max(above.dep(), s.timerArmedAt), s.rtt.rto());
+        countUnseenBackoffs(r, s.missingBefore == null ? expiries - 1 : Math.min(expiries - 1, s.missingBefore[r.idx()]));
+    }
+
+    /** No packet of r's sender was captured leaving between a and r. */
+    private boolean silentBetween(Tx a, Tx r) {
+        for (Tx t : s.txs) {
+            if (t.direction() == r.direction() && t.dep() > a.dep() && t.dep() < r.dep()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Backed-off re-sends of r's bytes that never reached a sensor. */
@@ -178,8 +198,8 @@ final class Retransmissions {
             }
         } else {
             s.stats.countTimer(cause);
-            if (!originalCaptured && prev != null && cause == LossCause.TIMEOUT) {
-                countHiddenBackoffs(r, t - prev.dep());
+            if (!originalCaptured && prev != null && cause == LossCause.TIMEOUT && s.unwatched) {
+                countHiddenBackoffs(r, prev, verdict);
             }
             s.marks.lossArc(r, true);
             s.timerArmedAt = t;

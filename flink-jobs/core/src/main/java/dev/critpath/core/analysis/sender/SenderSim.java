@@ -71,6 +71,7 @@ public final class SenderSim {
         long[] earliest = null;
         if (departuresEstimated) {
             earliest = QueueBound.earliestDepartures(sends);
+            s.unwatched = true;
             s.missingBefore = IpIds.missingBefore(sends, s.txs.size());
             nextSendGap = new long[s.txs.size()];
             for (int k = 0; k < sends.size(); k++) {
@@ -241,7 +242,7 @@ public final class SenderSim {
     private boolean hiddenResend(Tx x, long t, int liberator) {
         // a timer re-sends one segment and waits a round trip; a burst after the pause was the application's
         boolean alone = s.rtt.minRtt() > 0 && nextSendGap[x.idx()] >= s.rtt.minRtt() / 2;
-        if (!alone || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
+        if (!alone || s.missingBefore == null || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
             return false;
         }
         long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());

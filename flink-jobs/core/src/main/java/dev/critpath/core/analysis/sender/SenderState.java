@@ -47,7 +47,9 @@ final class SenderState {
     long timerArmedAt = NONE;
     /** When new data last left, or NONE. */
     long lastNewDataAt = NONE;
-    /** The unwatched sender's packets that never reached the sensor, per transmission: those just before it (see {@link IpIds}); null when the sender is watched. */
+    /** No sensor watches this sender: its departures are estimated from the arrivals. */
+    boolean unwatched;
+    /** The unwatched sender's packets that never reached the sensor, per transmission: those just before it (see {@link IpIds}); null when the sender is watched or its IP ids tell nothing. */
     int[] missingBefore;
     /** The peer sent data (a new request) since this sender's last new data. */
     boolean peerDataSinceLastSend;
