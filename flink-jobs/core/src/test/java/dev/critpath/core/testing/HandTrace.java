@@ -1,6 +1,7 @@
 package dev.critpath.core.testing;
 
 import dev.critpath.core.analysis.CaptureMode;
+import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
@@ -58,6 +59,42 @@ public final class HandTrace {
         double respArr = reqArr + 20 + owdS2c;
         h.c(respArr + 0.2).fin();
         h.s(respArr + 0.2 + owdC2s);
+        return h;
+    }
+
+    /**
+     * A response in slow start whose client's ACKs queue on a slow uplink (8 ms to serialise each)
+     * of a 20 ms path, every packet with TCP timestamps (1 ms clocks, the server's 1000 ahead): the
+     * server sends two segments 1 ms apart as each ACK arrives, echoing its timestamp, for
+     * {@code rounds} rounds; the client ACKs each segment 50 µs after it arrives, and an ACK that
+     * would wait longer than {@code maxWaitMs} in the uplink's queue is dropped there.
+     */
+    public static HandTrace queuedAcks(int rounds, double maxWaitMs) {
+        HandTrace h = new HandTrace(20, 20);
+        h.c(0).syn().tsval(0);
+        h.s(20).syn().tsval(1020).tsecr(0);
+        h.c(40).ack(1).tsval(40).tsecr(1020);
+        h.c(40.1).data(100).tsval(40).tsecr(1020);
+        List<double[]> sends = List.of(new double[] {60.2, 40}, new double[] {61.2, 40}); // departure ms, echoed timestamp
+        double uplinkFree = 0;
+        for (int r = 0; r < rounds; r++) {
+            List<double[]> next = new ArrayList<>();
+            for (double[] d : sends) {
+                h.s(d[0]).data(1000).tsval(1000 + (long) d[0]).tsecr((long) d[1]);
+                double ackAt = d[0] + 20.05;
+                double arrives = Math.max(ackAt + 20, uplinkFree + 8);
+                P ack = h.c(ackAt).tsval((long) ackAt).tsecr(1000 + (long) d[0]);
+                if (arrives - ackAt - 20 > maxWaitMs) {
+                    ack.lost();
+                    continue;
+                }
+                ack.queued(arrives - ackAt - 20);
+                uplinkFree = arrives;
+                next.add(new double[] {arrives + 0.05, (long) ackAt});
+                next.add(new double[] {arrives + 1.05, (long) ackAt});
+            }
+            sends = next;
+        }
         return h;
     }
 
@@ -295,6 +332,16 @@ public final class HandTrace {
             return dep + (c2s ? owdC2sUs : owdS2cUs) + extraDelayUs;
         }
 
+        /** When it truly left its sender, µs on the client's clock (as the analysis's timeline counts). */
+        public long departedUs() {
+            return t0 + dep;
+        }
+
+        /** When it truly reached its receiver, µs on the client's clock; MAX_VALUE if it never did. */
+        public long arrivedUs() {
+            return lost ? Long.MAX_VALUE : t0 + arr();
+        }
+
         long end() {
             return seq + len + ((flags & (TcpFlags.SYN | TcpFlags.FIN)) != 0 ? 1 : 0);
         }
@@ -358,6 +405,17 @@ public final class HandTrace {
             }
         }
         return n;
+    }
+
+    /** The scripted packet an analysed transmission is: by direction and sequence number, a pure ACK by its timestamp. */
+    public P scripted(Tx t) {
+        for (P p : packets) {
+            boolean same = t.isPureAck() ? p.seq < 0 && p.len == 0 && p.tsval == t.p.tsval : p.seq == t.seq() && p.len == t.p.len;
+            if (p.c2s == t.c2s() && same) {
+                return p;
+            }
+        }
+        throw new AssertionError("not in the script: " + t);
     }
 
     /** Packets as the client-side sensor saw them. */

@@ -73,9 +73,13 @@ public final class Timeline {
         return twoPoint(contradicted, views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior);
     }
 
-    /** The remote end's events one half of the minimum round trip away from the sensor's. */
+    /**
+     * The remote end's events one half of the minimum round trip away from the sensor's, the local
+     * end's packets arriving no earlier than the remote end's timestamp echoes allow.
+     */
     private static Timeline singleSensor(boolean sideContradicted, SensorView v, boolean atClient) {
-        long minRtt = SensorRoles.minTurnaround(v.pkts, Direction.of(atClient));
+        TimestampEchoes echoes = TimestampEchoes.of(v.pkts, atClient);
+        long minRtt = Math.min(SensorRoles.minTurnaround(v.pkts, Direction.of(atClient)), echoes.minRoundTrip());
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
         long[] queued = RemoteStamps.extraDelays(v.pkts, !atClient);
         List<Tx> txs = new ArrayList<>(v.pkts.size());
@@ -92,6 +96,7 @@ public final class Timeline {
             }
             txs.add(t);
         }
+        echoes.bound(txs);
         return new Timeline(sideContradicted, atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, txs, atClient ? v : null, atClient ? null : v,
                 SensorClock.ONE_SENSOR, half, half, minRtt == Long.MAX_VALUE ? -1 : minRtt, new CaptureGaps());
     }

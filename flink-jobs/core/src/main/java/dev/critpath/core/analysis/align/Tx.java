@@ -22,6 +22,8 @@ public final class Tx {
     private boolean newAtReceiver;
     /** The packet as the receiver's sensor captured it (its own clock), or null when no sensor saw it arrive. */
     private Packet seenArriving;
+    /** With one capture, the local transmission this remote one's timestamp echo shows had arrived; null when unknown. */
+    private Tx echoNames;
 
     Tx(int idx, Packet p) {
         this.idx = idx;
@@ -73,6 +75,19 @@ public final class Tx {
 
     void seenArriving(Packet atReceiver) {
         seenArriving = atReceiver;
+    }
+
+    /**
+     * With one capture, the first local transmission carrying the timestamp this remote one echoes
+     * (see {@link TimestampEchoes}): it had reached the remote end when this left, and none sent
+     * after it with a later timestamp had; null when unknown.
+     */
+    public Tx echoNames() {
+        return echoNames;
+    }
+
+    void echoNames(Tx named) {
+        echoNames = named;
     }
 
     void numbered(int index) {

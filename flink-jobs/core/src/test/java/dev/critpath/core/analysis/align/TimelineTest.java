@@ -117,6 +117,32 @@ class TimelineTest {
         }
     }
 
+    /**
+     * Issue 18, item 1: from the client's capture, ACKs queued on a slow uplink reach the server
+     * later than half the least round trip puts them. The server's timestamp echoes show which it
+     * had not taken in when each segment left: every ACK is estimated to arrive after each server
+     * departure it truly came after, and (the downlink has no queue) no later than it did.
+     */
+    @Test
+    void oneClientSensorPutsQueuedAcksAfterTheServerDeparturesThatLeftBeforeThem() {
+        HandTrace h = HandTrace.queuedAcks(4, Double.MAX_VALUE);
+        Timeline tl = align(h.clientSensorOnly(), PathPrior.NONE);
+        List<Tx> acks = tl.txs.stream().filter(t -> t.c2s() && t.isPureAck()).toList();
+        List<Tx> data = tl.txs.stream().filter(t -> !t.c2s() && t.isData()).toList();
+        int queued = 0;
+        for (Tx ack : acks) {
+            long arrived = h.scripted(ack).arrivedUs();
+            assertTrue(ack.arr() <= arrived, "no later than it arrived: " + ack + ", truly at " + arrived);
+            queued += arrived - ack.dep() > tl.minOwdC2s + 1_000 ? 1 : 0;
+            for (Tx d : data) {
+                if (h.scripted(d).departedUs() < arrived) {
+                    assertTrue(ack.arr() > d.dep(), ack + " truly reached the server after " + d + " left");
+                }
+            }
+        }
+        assertTrue(queued >= 10, queued + " ACKs queued by more than 1 ms: the case this checks");
+    }
+
     @Test
     void whatOneSensorMissedIsEstimatedAndWhatTheNetworkLostIsCounted() {
         HandTrace h = new HandTrace(20, 20);
