@@ -229,7 +229,8 @@ public final class Rounds {
         long at = t.dep();
         int rtxOf = marks.rtxOf(t);
         if (marks.lossArc(t) && rtxOf >= 0 && txs.get(rtxOf).dep() != Tx.NONE && txs.get(rtxOf).dep() <= at) {
-            link(node, dep(rtxOf), PathArc.Kind.LOSS);
+            int lostWith = marks.lostWith(t);
+            link(node, dep(lostWith >= 0 ? lostWith : rtxOf), PathArc.Kind.LOSS);
             return;
         }
         if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK)) {

@@ -14,6 +14,8 @@ import java.util.Arrays;
 public final class SenderMarks {
     private final TxKind[] kind;
     private final int[] rtxOf;
+    /** For a re-send whose first copy no sensor saw, the captured segment that copy left right after, or -1. */
+    private final int[] lostWith;
     private final LossCause[] lossCause;
     private final boolean[] lossArc;
     private final int[] liberator;
@@ -33,6 +35,8 @@ public final class SenderMarks {
         Arrays.fill(kind, TxKind.CONTROL);
         rtxOf = new int[transmissions];
         Arrays.fill(rtxOf, -1);
+        lostWith = new int[transmissions];
+        Arrays.fill(lostWith, -1);
         lossCause = new LossCause[transmissions];
         lossArc = new boolean[transmissions];
         liberator = new int[transmissions];
@@ -67,6 +71,19 @@ public final class SenderMarks {
     /** The earlier transmission of the same bytes a re-send repeats, or -1. */
     public int rtxOf(Tx t) {
         return rtxOf[t.idx()];
+    }
+
+    /**
+     * For a re-send whose first copy no sensor saw, the captured segment just below it when that
+     * copy left right after it (the window allowed it then), else -1: the lost copy is then taken
+     * as leaving with {@link #rtxOf}, the first segment above it.
+     */
+    public int lostWith(Tx t) {
+        return lostWith[t.idx()];
+    }
+
+    void lostWith(Tx t, int below) {
+        lostWith[t.idx()] = below;
     }
 
     /** How the sender recognised the loss a re-send repairs; null for anything else (a SYN-ACK answering a repeated SYN too). */
@@ -150,7 +167,20 @@ public final class SenderMarks {
         lossArc[t.idx()] = recognised;
     }
 
+    /**
+     * With one capture, the unwatched sender's timestamp echo overrules the window model: data an
+     * ACK clocked out left as that ACK arrived, so it echoes that ACK's timestamp. An ACK with an
+     * older one would have sent it earlier (the model's window ran ahead, e.g. on ACKs lost on the
+     * way, or the sender was not clocked by it), and a later one had not arrived. Then the first
+     * ACK the echo names, which had, is taken.
+     */
     void liberator(Tx t, int ack) {
+        Tx named = t.echoNames();
+        liberator[t.idx()] = named != null && ack >= 0 ? named.idx() : ack;
+    }
+
+    /** A timer's re-send of a copy never captured: the ACK that let that copy leave, whatever the re-send echoes. */
+    void originalLiberator(Tx t, int ack) {
         liberator[t.idx()] = ack;
     }
 

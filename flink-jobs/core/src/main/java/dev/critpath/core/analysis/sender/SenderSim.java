@@ -159,6 +159,9 @@ public final class SenderSim {
                 reorderedOriginal(x, t);
             } else {
                 retransmissions.resent(x, t, prev);
+                if (prev < 0) {
+                    lostCopyLeftWith(x);
+                }
             }
             return;
         }
@@ -212,6 +215,7 @@ public final class SenderSim {
             }
             s.marks.liberator(x, liberator);
             if (departuresEstimated && liberator >= 0 && hiddenResend(x, t, liberator)) {
+                s.marks.originalLiberator(x, liberator);
                 s.timerArmedAt = t;
             }
         }
@@ -254,6 +258,24 @@ public final class SenderSim {
         }
         retransmissions.timerResendOfUnseen(x, t, cause, timers);
         return true;
+    }
+
+    /**
+     * A re-send whose first copy no sensor saw: that copy left after the segment just below it and
+     * no later than the first above. When the window allowed it before the one below left, it left
+     * right after that one, as a sender sends what its window allows at once (and a queue dropping
+     * the tail of a burst loses just those segments).
+     */
+    private void lostCopyLeftWith(Tx x) {
+        int below = s.sent.previousTransmission(x.seq() - 1);
+        int above = s.marks.rtxOf(x);
+        if (below < 0 || above < 0 || s.txs.get(below).dep() > s.txs.get(above).dep()) {
+            return;
+        }
+        int allowedBy = s.liberations.liberatorFor(x.end(), -1);
+        if (allowedBy >= 0 && s.txs.get(allowedBy).arr() != Tx.NONE && s.txs.get(allowedBy).arr() <= s.txs.get(below).dep()) {
+            s.marks.lostWith(x, below);
+        }
     }
 
     /** How far the unwatched end's estimated times may be off against each other: a share of the round trip, at most the ACK clock's slack. */

@@ -1,14 +1,18 @@
 package dev.critpath.core.analysis.rounds;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.HandTrace;
 import dev.critpath.core.testing.Steps;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The dependence graph alone: which event released each event, on hand-built connections, on and off the critical path. */
 class RoundsTest {
@@ -78,6 +82,49 @@ class RoundsTest {
         List<Tx> copies = s.timeline().txs.stream().filter(t -> !t.c2s() && t.p.len == 1000).toList();
         assertEquals(2, copies.size());
         assertParent(s.rounds(), Rounds.dep(copies.get(1).idx()), Rounds.dep(copies.get(0).idx()), PathArc.Kind.LOSS);
+    }
+
+    /**
+     * From the client's capture a copy lost before it is a hole: it left after the segment below it
+     * and no later than the first above. Lost at the tail of the initial window (which let it go
+     * with that flight) its loss runs from the segment just below; lost at the head of the next
+     * flight (let go only by the ACKs), from the first above: each time from the segment it truly
+     * left with.
+     */
+    @ParameterizedTest(name = "segment {0} lost")
+    @ValueSource(ints = {10, 11})
+    void aCopyLostBeforeTheSensorIsTimedFromTheSegmentItLeftWith(int lost) {
+        HandTrace h = new HandTrace(30, 30).mss(1000); // ten segments fill the initial window
+        double r = h.handshakeAndRequest(30);
+        List<HandTrace.P> segments = new ArrayList<>();
+        for (int i = 1; i <= 10; i++) {
+            segments.add(h.s(r + 0.01 * i).data(1000)); // the initial window
+        }
+        int acked = lost <= 10 ? lost - 1 : 10;
+        for (int i = 1; i <= acked; i++) {
+            h.c(r + 0.01 * i + 30.001);
+            segments.add(h.s(r + 0.01 * i + 60.002).data(1000)); // each ACK releases two more
+            segments.add(h.s(r + 0.01 * i + 60.003).data(1000));
+        }
+        segments.get(lost - 1).lost();
+        double thirdDuplicate = 0;
+        int duplicates = 0;
+        for (int k = 10; k < segments.size(); k++) {
+            double at = r + 0.01 * ((k - 10) / 2 + 1) + 90.0025 + (k % 2) * 0.001; // its arrival, ACKed 0.5 µs later
+            if (k + 1 > lost) {
+                h.c(at);
+                thirdDuplicate = ++duplicates == 3 ? at : thirdDuplicate;
+            }
+        }
+        h.s(thirdDuplicate + 30.001).resend(1 + (lost - 1) * 1000L, 1000);
+        h.c(thirdDuplicate + 60.002);
+        Steps s = Steps.run(h.clientSensorOnly());
+        Tx resend = only(s.timeline().txs, t -> s.senders().marks().kind(t) == dev.critpath.core.analysis.sender.TxKind.RETRANSMISSION);
+        int from = s.rounds().parent(Rounds.dep(resend.idx()));
+        assertEquals(PathArc.Kind.LOSS, s.rounds().arcKind(Rounds.dep(resend.idx())));
+        long leftWith = h.scripted(s.rounds().tx(from)).departedUs();
+        long lostLeft = segments.get(lost - 1).departedUs();
+        assertTrue(Math.abs(leftWith - lostLeft) <= 10, "timed from " + s.rounds().tx(from) + ", " + (leftWith - lostLeft) + " us from the lost copy");
     }
 
     @Test

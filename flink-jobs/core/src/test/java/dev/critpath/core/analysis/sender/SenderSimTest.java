@@ -205,6 +205,26 @@ class SenderSimTest {
         assertEquals(timeouts, server.timeouts);
     }
 
+    /**
+     * Issue 18, item 1: from the client's capture, with its ACKs queued on a slow uplink and some
+     * dropped there, each of the server's segments is clocked by an ACK that had reached the server
+     * when it left (the one its timestamp echo names), not by one the window model takes as arrived
+     * half a round trip after it left the client.
+     */
+    @Test
+    void fromTheClientsCaptureTheServersDataIsClockedByAnAckThatHadArrived() {
+        HandTrace h = HandTrace.queuedAcks(5, 20);
+        Steps s = Steps.run(h.clientSensorOnly());
+        SenderMarks marks = s.senders().marks();
+        List<Tx> data = serverSends(s.timeline(), Tx::isData);
+        long dropped = s.timeline().txs.stream().filter(t -> t.c2s() && t.isPureAck() && h.scripted(t).arrivedUs() == Long.MAX_VALUE).count();
+        assertTrue(dropped >= 3, dropped + " ACKs dropped in the uplink's queue: the case this checks");
+        for (Tx d : data) {
+            Tx ack = s.timeline().txs.get(marks.liberator(d));
+            assertTrue(h.scripted(ack).arrivedUs() <= h.scripted(d).departedUs(), d + " left before its liberator " + ack + " arrived");
+        }
+    }
+
     @Test
     void aResetsWindowIsNoZeroWindow() {
         HandTrace h = new HandTrace(30, 30);
