@@ -63,6 +63,20 @@ public final class HandTrace {
     }
 
     /**
+     * A 20 ms path's handshake and a 100-byte request sent at {@code requestMs}, every packet with
+     * TCP timestamps: the client's clock in ms, the server's 1000 ahead, each echoing the last
+     * stamp its sender took in.
+     */
+    public static HandTrace stampedRequest(double requestMs) {
+        HandTrace h = new HandTrace(20, 20);
+        h.c(0).syn().tsval(0);
+        h.s(20).syn().tsval(1020).tsecr(0);
+        h.c(40).ack(1).tsval(40).tsecr(1020);
+        h.c(requestMs).data(100).tsval(40).tsecr(1020);
+        return h;
+    }
+
+    /**
      * A response in slow start whose client's ACKs queue on a slow uplink (8 ms to serialise each)
      * of a 20 ms path, every packet with TCP timestamps (1 ms clocks, the server's 1000 ahead): the
      * server sends two segments 1 ms apart as each ACK arrives, echoing its timestamp, for
@@ -70,11 +84,7 @@ public final class HandTrace {
      * would wait longer than {@code maxWaitMs} in the uplink's queue is dropped there.
      */
     public static HandTrace queuedAcks(int rounds, double maxWaitMs) {
-        HandTrace h = new HandTrace(20, 20);
-        h.c(0).syn().tsval(0);
-        h.s(20).syn().tsval(1020).tsecr(0);
-        h.c(40).ack(1).tsval(40).tsecr(1020);
-        h.c(40.1).data(100).tsval(40).tsecr(1020);
+        HandTrace h = stampedRequest(40.1);
         List<double[]> sends = List.of(new double[] {60.2, 40}, new double[] {61.2, 40}); // departure ms, echoed timestamp
         double uplinkFree = 0;
         for (int r = 0; r < rounds; r++) {

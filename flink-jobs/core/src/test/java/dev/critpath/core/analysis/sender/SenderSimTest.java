@@ -95,11 +95,7 @@ class SenderSimTest {
      * the last one its sender took in. The connection lasts 3 s.
      */
     private static HandTrace queuedServer(int lostSegment, double resendMs) {
-        HandTrace h = new HandTrace(20, 20);
-        h.c(0).syn().tsval(0);
-        h.s(20).syn().tsval(1020).tsecr(0);
-        h.c(40).ack(1).tsval(40).tsecr(1020);
-        h.c(40).data(100).tsval(40).tsecr(1020);
+        HandTrace h = HandTrace.stampedRequest(40);
         for (int i = 1; i <= 10; i++) {
             HandTrace.P p = h.s(60 + 0.01 * i).data(1000).tsval(1060).tsecr(40).queued(250);
             if (i == lostSegment) {
