@@ -44,10 +44,8 @@ public final class RemoteStamps {
         long resolution = tick * stepsOf(stamped);
         Packet first = stamped.get(0);
         long quickest = Long.MAX_VALUE;
-        for (Packet p : pkts) {
-            if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
-                quickest = Math.min(quickest, lag(p, first, tick));
-            }
+        for (Packet p : stamped) {
+            quickest = Math.min(quickest, lag(p, first, tick));
         }
         for (int i = 0; i < extra.length; i++) {
             Packet p = pkts.get(i);
@@ -84,7 +82,12 @@ public final class RemoteStamps {
 
     /** Stamps from one packet's to another's, through a wrap of the 32-bit counter. */
     private static long stampsAfter(Packet from, Packet to) {
-        return (int) (to.tsval - from.tsval);
+        return relative(to.tsval, from.tsval);
+    }
+
+    /** A 32-bit timestamp (TSval or TSecr) less another, through a wrap of the counter. */
+    public static long relative(long ts, long from) {
+        return (int) (ts - from);
     }
 
     /**

@@ -35,7 +35,7 @@ final class TimestampEchoes {
             Packet p = pkts.get(i);
             if (p.c2s == atClient && p.tsval >= 0) {
                 first = first == Long.MIN_VALUE ? p.tsval : first;
-                keys[n++] = (relative(p.tsval, first) << 32) | i;
+                keys[n++] = (RemoteStamps.relative(p.tsval, first) << 32) | i;
             } else if (p.c2s == atClient && !p.has(TcpFlags.RST)) {
                 unstamped = true;
             }
@@ -98,7 +98,7 @@ final class TimestampEchoes {
             }
             long arr = Math.max(t.arr(), fifo);
             if (t.p.tsval >= 0) {
-                long ts = relative(t.p.tsval, base);
+                long ts = RemoteStamps.relative(t.p.tsval, base);
                 // the peer's last ACK reached the sensor before this left: the unwatched end's last
                 // ACK sent was at least that when this arrived, so taking it in replaced TS.Recent
                 if (!t.has(TcpFlags.RST) && t.seq() >= sentTo && t.seq() <= peerAck) {
@@ -124,15 +124,10 @@ final class TimestampEchoes {
 
     /** Capture index of the first local packet carrying this timestamp, or -1. */
     private int firstWith(long ts) {
-        long rel = relative(ts, base);
+        long rel = RemoteStamps.relative(ts, base);
         int k = Arrays.binarySearch(sent, rel << 32);
         k = k >= 0 ? k : -k - 1;
         return k < sent.length && sent[k] >> 32 == rel ? (int) sent[k] : -1;
-    }
-
-    /** A 32-bit timestamp relative to the connection's first, across wrap-around. */
-    private static long relative(long ts, long base) {
-        return (int) (ts - base);
     }
 
     /** The remote departures by the timestamp they echo. */
@@ -147,7 +142,7 @@ final class TimestampEchoes {
             int n = remote.size();
             long[][] pairs = new long[n][];
             for (int i = 0; i < n; i++) {
-                pairs[i] = new long[] {relative(remote.get(i).p.tsecr, base), remote.get(i).dep()};
+                pairs[i] = new long[] {RemoteStamps.relative(remote.get(i).p.tsecr, base), remote.get(i).dep()};
             }
             Arrays.sort(pairs, (a, b) -> Long.compare(a[0], b[0]));
             echoed = new long[n];

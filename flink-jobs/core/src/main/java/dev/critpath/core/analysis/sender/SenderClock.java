@@ -100,7 +100,7 @@ final class SenderClock {
 
     /** When the sender sent t, µs on its own clock. */
     long sentAt(Tx t) {
-        return relative(t.p.tsval, base) * tickUs;
+        return RemoteStamps.relative(t.p.tsval, base) * tickUs;
     }
 
     /** When ACK a reached the sender, on the same clock. */
@@ -207,10 +207,5 @@ final class SenderClock {
             }
         }
         return lo;
-    }
-
-    /** A 32-bit timestamp relative to another, across wrap-around. */
-    private static long relative(long ts, long from) {
-        return (int) (ts - from);
     }
 }
