@@ -19,38 +19,77 @@ public final class RemoteStamps {
     /** Stamps a later arrival may carry below an earlier one's: packets reordered on the way. */
     private static final long MAX_STEP_BACK = 50;
 
-    private RemoteStamps() {
+    /** The far end sends client to server. */
+    private final boolean fromC2s;
+    /** The far end's stamped packets, in capture order. */
+    private final List<Packet> stamped;
+    /** µs per tick of their clock; 0 when they are no clock. */
+    private final long tick;
+    /** µs a stamp may lag its packet's making: one step of the clock. */
+    private final long resolution;
+
+    private RemoteStamps(boolean fromC2s, List<Packet> stamped) {
+        this.fromC2s = fromC2s;
+        this.stamped = stamped;
+        this.tick = tickUs(stamped);
+        this.resolution = tick * stepsOf(stamped);
     }
 
-    /**
-     * Per packet of {@code pkts}: for those sent by the far end ({@code c2s == fromC2s}) with a
-     * TSval, the µs it spent on the way beyond the quickest such packet, less two steps of the
-     * stamps' resolution (a stamp rounds its departure down by up to one, and the host may hold a
-     * stamped packet a little before it leaves); 0 for the rest, and for all when the stamps'
-     * clock cannot be told.
-     */
-    static long[] extraDelays(List<Packet> pkts, boolean fromC2s) {
-        long[] extra = new long[pkts.size()];
+    /** The stamps of the packets of {@code pkts} (one sensor's, capture order) sent by the far end ({@code c2s == fromC2s}). */
+    static RemoteStamps of(List<Packet> pkts, boolean fromC2s) {
         List<Packet> stamped = new ArrayList<>();
         for (Packet p : pkts) {
             if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
                 stamped.add(p);
             }
         }
-        long tick = tickUs(stamped);
-        if (tick == 0) {
+        return new RemoteStamps(fromC2s, stamped);
+    }
+
+    /** Whether the far end's stamps tell time: its packets carry them and they fit a clock. */
+    boolean clocked() {
+        return tick != 0;
+    }
+
+    /** Whether this packet is one of the far end's, stamped by its clock. */
+    boolean stampedRemote(Packet p) {
+        return clocked() && p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT;
+    }
+
+    /**
+     * When a stamped remote packet was made by the far end's clock, in µs on the capture's clock up
+     * to a constant (the clocks' offset): no later than it left, and up to {@link #resolutionUs()}
+     * before the moment it stands for.
+     */
+    long stampedAt(Packet p) {
+        Packet first = stamped.get(0);
+        return first.ts + stampsAfter(first, p) * tick;
+    }
+
+    long resolutionUs() {
+        return resolution;
+    }
+
+    /**
+     * Per packet of {@code pkts} (the packets these stamps came from): for the far end's stamped
+     * ones, the µs it spent on the way beyond the quickest such packet, less two steps of the
+     * stamps' resolution (a stamp rounds its departure down by up to one, and the host may hold a
+     * stamped packet a little before it leaves); 0 for the rest, and for all when the stamps'
+     * clock cannot be told.
+     */
+    long[] extraDelays(List<Packet> pkts) {
+        long[] extra = new long[pkts.size()];
+        if (!clocked()) {
             return extra;
         }
-        long resolution = tick * stepsOf(stamped);
-        Packet first = stamped.get(0);
         long quickest = Long.MAX_VALUE;
         for (Packet p : stamped) {
-            quickest = Math.min(quickest, lag(p, first, tick));
+            quickest = Math.min(quickest, p.ts - stampedAt(p));
         }
         for (int i = 0; i < extra.length; i++) {
             Packet p = pkts.get(i);
-            if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
-                extra[i] = Math.max(0, lag(p, first, tick) - quickest - 2 * resolution);
+            if (stampedRemote(p)) {
+                extra[i] = Math.max(0, p.ts - stampedAt(p) - quickest - 2 * resolution);
             }
         }
         return extra;
@@ -73,11 +112,6 @@ public final class RemoteStamps {
 
     private static long gcd(long a, long b) {
         return b == 0 ? a : gcd(b, a % b);
-    }
-
-    /** Arrival less departure by the far end's clock, up to a constant (the clocks' offset). */
-    private static long lag(Packet p, Packet first, long tick) {
-        return p.ts - first.ts - stampsAfter(first, p) * tick;
     }
 
     /** Stamps from one packet's to another's, through a wrap of the 32-bit counter. */

@@ -79,9 +79,10 @@ public final class Timeline {
      */
     private static Timeline singleSensor(boolean sideContradicted, SensorView v, boolean atClient) {
         TimestampEchoes echoes = TimestampEchoes.of(v.pkts, atClient);
-        long minRtt = Math.min(SensorRoles.minTurnaround(v.pkts, Direction.of(atClient)), echoes.minRoundTrip());
+        RemoteStamps stamps = RemoteStamps.of(v.pkts, !atClient);
+        long minRtt = Math.min(SensorRoles.minTurnaround(v.pkts, Direction.of(atClient)), echoes.minRoundTrip(stamps));
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
-        long[] queued = RemoteStamps.extraDelays(v.pkts, !atClient);
+        long[] queued = stamps.extraDelays(v.pkts);
         List<Tx> txs = new ArrayList<>(v.pkts.size());
         for (Packet p : v.pkts) {
             Tx t = new Tx(txs.size(), p);

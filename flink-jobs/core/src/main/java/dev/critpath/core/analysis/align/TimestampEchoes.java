@@ -52,21 +52,118 @@ final class TimestampEchoes {
     }
 
     /**
-     * The shortest round trip the echoes show (RFC 7323's RTTM): from the first local packet
-     * carrying a timestamp to a remote packet echoing it, which left after some packet with that
-     * timestamp arrived. Pure ACKs time round trips this way too, so a path whose larger packets
-     * serialise slowly (a 64 kbit/s uplink) is timed by its smallest ones. MAX_VALUE without
-     * timestamps.
+     * The least round trip the timestamps show, µs, or MAX_VALUE without them. RFC 7323's RTTM:
+     * from the first local packet carrying a timestamp to a remote packet echoing it, which left
+     * after some packet with that timestamp arrived; pure ACKs time round trips this way too, so
+     * a path whose larger packets serialise slowly (a 64 kbit/s uplink) is timed by its smallest
+     * ones. When the far end's stamps tell time, each way is also timed apart: a remote packet
+     * was stamped after the local packets it echoes or acknowledges arrived, so its stamp less
+     * the latest such departure bounds the way there, and a remote packet's arrival less its
+     * stamp the way back, each up to the clocks' offset, which cancels in their sum. The quickest
+     * ways there and back need not belong to one round trip (jitter; small packets one way,
+     * full-size ones the other), so their sum may be less. Each way's least is paired within
+     * adjacent seconds: timestamp clocks keep their rate to a ten-thousandth, a fifth of a
+     * millisecond over two seconds.
      */
-    long minRoundTrip() {
+    long minRoundTrip(RemoteStamps stamps) {
         long best = Long.MAX_VALUE;
+        SecondMinima ways = new SecondMinima();
+        long[] ends = stamps.clocked() ? localEnds() : new long[0];
         for (Packet p : pkts) {
+            if (stamps.stampedRemote(p)) {
+                ways.back(p.ts, p.ts - stamps.stampedAt(p));
+            }
+            // a SYN cookie's stamp is up to 64 ticks old (its low bits carry options): it bounds no way there
+            boolean timed = stamps.stampedRemote(p) && !p.has(TcpFlags.SYN);
             int named = echoes(p) ? firstWith(p.tsecr) : -1;
-            if (named >= 0 && p.ts > pkts.get(named).ts) {
-                best = Math.min(best, p.ts - pkts.get(named).ts);
+            long sent = named >= 0 ? pkts.get(named).ts : Long.MIN_VALUE;
+            if (p.ts > sent && named >= 0) {
+                best = Math.min(best, p.ts - sent);
+            }
+            int acked = timed && p.has(TcpFlags.ACK) ? firstEndingAt(ends, p.ack) : -1;
+            sent = Math.max(sent, acked >= 0 ? pkts.get(acked).ts : Long.MIN_VALUE);
+            if (timed && sent != Long.MIN_VALUE && sent < p.ts) {
+                ways.there(p.ts, stamps.stampedAt(p) + stamps.resolutionUs() - sent);
             }
         }
-        return best;
+        return Math.min(best, ways.leastSum());
+    }
+
+    /** Local packets taking sequence space, packed: where they end, then the capture index; sorted. */
+    private long[] localEnds() {
+        long[] ends = new long[pkts.size()];
+        int n = 0;
+        for (int i = 0; i < pkts.size(); i++) {
+            Packet p = pkts.get(i);
+            if (p.c2s == atClient && p.carriesSeqSpace() && p.end() >= 0 && p.end() < 1L << 31) {
+                ends[n++] = p.end() << 32 | i;
+            }
+        }
+        long[] sorted = Arrays.copyOf(ends, n);
+        Arrays.sort(sorted);
+        return sorted;
+    }
+
+    /** Capture index of the earliest local packet ending at this sequence number, or -1: some copy of it had arrived. */
+    private static int firstEndingAt(long[] ends, long seq) {
+        if (seq < 0 || seq >= 1L << 31) {
+            return -1;
+        }
+        int k = Arrays.binarySearch(ends, seq << 32);
+        k = k >= 0 ? k : -k - 1;
+        return k < ends.length && ends[k] >> 32 == seq ? (int) ends[k] : -1;
+    }
+
+    /** Each way's least per second of capture time, summed over the same or adjacent seconds. */
+    private static final class SecondMinima {
+        private long second = Long.MIN_VALUE;
+        private long there = Long.MAX_VALUE;
+        private long back = Long.MAX_VALUE;
+        private long prevSecond = Long.MIN_VALUE;
+        private long prevThere = Long.MAX_VALUE;
+        private long prevBack = Long.MAX_VALUE;
+        private long best = Long.MAX_VALUE;
+
+        void there(long ts, long us) {
+            at(ts);
+            there = Math.min(there, us);
+        }
+
+        void back(long ts, long us) {
+            at(ts);
+            back = Math.min(back, us);
+        }
+
+        /** Moves to the second holding ts, pairing the one it leaves with the one before. */
+        private void at(long ts) {
+            long s = Math.floorDiv(ts, 1_000_000);
+            if (s == second) {
+                return;
+            }
+            close();
+            boolean adjacent = s == second + 1;
+            prevSecond = adjacent ? second : Long.MIN_VALUE;
+            prevThere = adjacent ? there : Long.MAX_VALUE;
+            prevBack = adjacent ? back : Long.MAX_VALUE;
+            second = s;
+            there = Long.MAX_VALUE;
+            back = Long.MAX_VALUE;
+        }
+
+        private void close() {
+            best = Math.min(best, sum(there, back));
+            best = Math.min(best, sum(there, prevBack));
+            best = Math.min(best, sum(prevThere, back));
+        }
+
+        private static long sum(long a, long b) {
+            return a == Long.MAX_VALUE || b == Long.MAX_VALUE ? Long.MAX_VALUE : a + b;
+        }
+
+        long leastSum() {
+            close();
+            return best;
+        }
     }
 
     /**

@@ -118,6 +118,51 @@ class TimelineTest {
     }
 
     /**
+     * A jittery 20 ms path where no round trip is quick both ways: each request or its reply is
+     * held 6 ms. From the client's capture alone, the server's stamps (a 1 ms clock) time each way
+     * apart: a reply stamped just after the request it answers arrived bounds the way up, a reply
+     * stamped just before it left the way down. Their least add up to 40 ms and a little rounding,
+     * never less; without stamps, with stamps that are no clock, or with the two quick ways more
+     * than a second apart (the clocks' rates are not trusted over longer), it is the least round
+     * trip of 46 ms.
+     */
+    @ParameterizedTest(name = "server stamps: {0}")
+    @ValueSource(strings = {"a 1 ms clock", "none", "random", "a 1 ms clock, quick ways 3 s apart"})
+    void oneSensorAddsUpEachWaysLeastDelayByTheFarEndsStamps(String stamps) {
+        boolean apart = stamps.endsWith("apart");
+        HandTrace h = new HandTrace(20, 20);
+        java.util.Random random = new java.util.Random(1);
+        h.c(0).syn().tsval(0);
+        h.s(20).syn().tsval(1020).tsecr(0).queued(6);
+        double sent = 0;
+        int exchanges = apart ? 40 : 10;
+        for (int i = 0; i < exchanges; i++) {
+            // the quick way up on the first exchange, the quick way down on the last; 0.9 ms into a
+            // client millisecond the request reaches the server just before its clock ticks
+            boolean upQuick = i == 0;
+            boolean downQuick = i == exchanges - 1;
+            sent = i == 0 ? 50.9 : sent + 100;
+            double request = upQuick ? sent : sent + 0.1; // the slow ones reach it just after a tick
+            HandTrace.P req = h.c(request).data(100).tsval((long) request).tsecr(1020);
+            req.queued(upQuick ? 0 : 6);
+            double replied = request + 20 + (upQuick ? 0 : 6) + 0.05;
+            long stamp = 1000 + (long) replied;
+            HandTrace.P reply = h.s(replied).data(1000).tsecr((long) request).queued(downQuick ? 0 : 6);
+            switch (stamps) {
+                case "none" -> { }
+                case "random" -> reply.tsval(i == 0 || i == exchanges - 1 ? stamp : random.nextInt() & 0xffff_ffffL);
+                default -> reply.tsval(stamp);
+            }
+        }
+        Timeline tl = align(h.clientSensorOnly(), PathPrior.NONE);
+        if (stamps.equals("a 1 ms clock")) {
+            assertTrue(tl.minRttUs >= 40_000 && tl.minRttUs <= 40_200, "each way's least, 20 ms, added up: " + tl.minRttUs);
+        } else {
+            assertEquals(46_000, tl.minRttUs);
+        }
+    }
+
+    /**
      * Issue 18, item 1: from the client's capture, ACKs queued on a slow uplink reach the server
      * later than half the least round trip puts them. The server's timestamp echoes show which it
      * had not taken in when each segment left: every ACK is estimated to arrive after each server
