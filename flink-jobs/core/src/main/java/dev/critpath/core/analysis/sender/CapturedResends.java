@@ -1,12 +1,7 @@
 package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.Direction;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 
 /**
  * Re-sends as a tool that reads only the capture can count them (tcptrace's "rexmt data pkts"):
@@ -19,50 +14,56 @@ final class CapturedResends {
     private CapturedResends() {
     }
 
-    static long count(List<Tx> txs, Direction dir, SenderMarks marks) {
-        List<Tx> sent = new ArrayList<>();
-        for (Tx t : txs) {
-            if (t.direction() == dir && t.p.carriesSeqSpace()) {
-                sent.add(t);
-            }
-        }
-        InOrder.sortBy(sent, CapturedResends::capturedAt); // stable: a super-segment's pieces stay together
-        TreeMap<Long, Long> carried = new TreeMap<>(); // disjoint sequence ranges captured so far, start to end
+    static long count(Tx[] txs, Direction dir, SenderMarks marks) {
+        SeqRanges carried = new SeqRanges(); // sequence ranges captured so far
         long count = 0;
         boolean frameCounted = false;
-        for (Tx t : sent) {
+        for (Tx t : inCaptureOrder(txs, dir)) {
+            if (!carries(t, dir)) {
+                continue;
+            }
             if (!t.p.laterPiece) {
                 frameCounted = false;
             }
-            if (!frameCounted && marks.kind(t) == TxKind.RETRANSMISSION && overlaps(carried, t.seq(), t.end())) {
+            if (!frameCounted && marks.kind(t) == TxKind.RETRANSMISSION && carried.overlaps(t.seq(), t.end())) {
                 count++;
                 frameCounted = true;
             }
-            add(carried, t.seq(), t.end());
+            carried.add(t.seq(), t.end());
         }
         return count;
     }
 
-    /** When the first sensor to see it captured it. */
-    private static long capturedAt(Tx t) {
-        return t.dep() != Tx.NONE && !t.depEstimated() ? t.dep() : t.arr();
+    /**
+     * Transmissions holding the direction's in the order they were captured, stable (a
+     * super-segment's pieces stay together): the timeline itself when they are in that order in it.
+     */
+    private static Tx[] inCaptureOrder(Tx[] txs, Direction dir) {
+        int n = 0;
+        long last = Long.MIN_VALUE;
+        boolean ordered = true;
+        for (Tx t : txs) {
+            if (carries(t, dir)) {
+                n++;
+                ordered &= TxTime.CAPTURE.of(t) >= last;
+                last = TxTime.CAPTURE.of(t);
+            }
+        }
+        if (ordered) {
+            return txs;
+        }
+        Tx[] sent = new Tx[n];
+        n = 0;
+        for (Tx t : txs) {
+            if (carries(t, dir)) {
+                sent[n++] = t;
+            }
+        }
+        TxTime.CAPTURE.sort(sent);
+        return sent;
     }
 
-    private static boolean overlaps(TreeMap<Long, Long> ranges, long start, long end) {
-        Map.Entry<Long, Long> below = ranges.floorEntry(end - 1);
-        return below != null && below.getValue() > start;
-    }
-
-    private static void add(TreeMap<Long, Long> ranges, long start, long end) {
-        Map.Entry<Long, Long> before = ranges.floorEntry(start);
-        if (before != null && before.getValue() >= start) {
-            start = before.getKey();
-            end = Math.max(end, before.getValue());
-        }
-        for (Map.Entry<Long, Long> next = ranges.ceilingEntry(start); next != null && next.getKey() <= end; next = ranges.ceilingEntry(start)) {
-            end = Math.max(end, next.getValue());
-            ranges.remove(next.getKey());
-        }
-        ranges.put(start, end);
+    private static boolean carries(Tx t, Direction dir) {
+        return t.direction() == dir && t.p.carriesSeqSpace();
     }
 }

@@ -1,7 +1,6 @@
 package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.align.Tx;
-import java.util.List;
 
 /**
  * Packets a sender sent that the one capture never saw, counted from IPv4 identifiers: stacks
@@ -24,13 +23,12 @@ final class IpIds {
      * @param sends the sender's captured packets in the order they left
      * @return per transmission index, the packets missing just before it; null when the identifiers are not such a counter
      */
-    static int[] missingBefore(List<Tx> sends, int transmissions) {
-        int[] missing = new int[transmissions];
+    static int[] missingBefore(Tx[] sends, int transmissions) {
         int onesApart = 0;
         int pairs = 0;
-        for (int i = 1; i < sends.size(); i++) {
-            if (sends.get(i).p.ipId > 0 && sends.get(i - 1).p.ipId > 0) {
-                int d = delta(sends.get(i - 1), sends.get(i));
+        for (int i = 1; i < sends.length; i++) {
+            if (sends[i].p.ipId > 0 && sends[i - 1].p.ipId > 0) {
+                int d = delta(sends[i - 1], sends[i]);
                 pairs++;
                 onesApart += d == 1 ? 1 : 0;
             }
@@ -38,10 +36,11 @@ final class IpIds {
         if (pairs < MIN_PAIRS || onesApart < SEQUENTIAL * pairs) {
             return null;
         }
-        for (int i = 1; i < sends.size(); i++) {
-            int d = delta(sends.get(i - 1), sends.get(i));
-            if (sends.get(i).p.ipId > 0 && sends.get(i - 1).p.ipId > 0 && d > 1 && d < MAX_GAP) {
-                missing[sends.get(i).idx()] = d - 1;
+        int[] missing = new int[transmissions];
+        for (int i = 1; i < sends.length; i++) {
+            int d = delta(sends[i - 1], sends[i]);
+            if (sends[i].p.ipId > 0 && sends[i - 1].p.ipId > 0 && d > 1 && d < MAX_GAP) {
+                missing[sends[i].idx()] = d - 1;
             }
         }
         return missing;

@@ -2,7 +2,6 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.align.Tx;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * How early a packet of the unwatched sender can have left, from its arrivals at the one sensor.
@@ -24,13 +23,13 @@ final class QueueBound {
      * @param sends the sender's transmissions in order of their estimated departures (arrival order at the sensor)
      * @return per send (same order), the earliest departure its queue allows
      */
-    static long[] earliestDepartures(List<Tx> sends) {
-        long[] earliest = new long[sends.size()];
+    static long[] earliestDepartures(Tx[] sends) {
+        long[] earliest = new long[sends.length];
         double usPerByte = bottleneckUsPerByte(sends);
         long busyStart = Long.MIN_VALUE;
-        for (int i = 0; i < sends.size(); i++) {
-            Tx t = sends.get(i);
-            long gap = i == 0 ? Long.MAX_VALUE : t.arr() - sends.get(i - 1).arr();
+        for (int i = 0; i < sends.length; i++) {
+            Tx t = sends[i];
+            long gap = i == 0 ? Long.MAX_VALUE : t.arr() - sends[i - 1].arr();
             if (i == 0 || t.p.len == 0 || gap > GAP_FACTOR * usPerByte * t.p.len) {
                 busyStart = t.dep();
             }
@@ -39,12 +38,12 @@ final class QueueBound {
         return earliest;
     }
 
-    private static double bottleneckUsPerByte(List<Tx> sends) {
-        double[] perByte = new double[sends.size()];
+    private static double bottleneckUsPerByte(Tx[] sends) {
+        double[] perByte = new double[sends.length];
         int n = 0;
-        for (int i = 1; i < sends.size(); i++) {
-            Tx t = sends.get(i);
-            long gap = t.arr() - sends.get(i - 1).arr();
+        for (int i = 1; i < sends.length; i++) {
+            Tx t = sends[i];
+            long gap = t.arr() - sends[i - 1].arr();
             if (t.p.len > 0 && gap > 0) {
                 perByte[n++] = gap / (double) t.p.len;
             }

@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis.sender;
 
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
@@ -13,15 +14,27 @@ final class Retransmissions {
 
     private final SenderState s;
     private final LossClassifier losses;
-    /** The unwatched sender's own clock, or null: where it can tell, it decides between an ACK and a timer. */
-    private final SenderClock clock;
+    /** Whose clock to read: the unwatched sender's direction, or null when the sender is watched. */
+    private final Direction clockOf;
+    /** That sender's own clock, or null: where it can tell, it decides between an ACK and a timer. Made at the first re-send (most connections have none). */
+    private SenderClock clock;
+    private boolean clockMade;
     /** When the timer last fired, on that clock. */
     private long lastTimerAt = Long.MIN_VALUE;
 
-    Retransmissions(SenderState s, boolean sack, SenderClock clock) {
+    /** @param clockOf the unwatched sender's direction, whose own clock may tell its re-sends apart; null when the sender is watched */
+    Retransmissions(SenderState s, boolean sack, Direction clockOf) {
         this.s = s;
         this.losses = new LossClassifier(s.cfg, sack);
-        this.clock = clock;
+        this.clockOf = clockOf;
+    }
+
+    private SenderClock clock() {
+        if (!clockMade) {
+            clock = clockOf == null ? null : SenderClock.of(s.txs, clockOf);
+            clockMade = true;
+        }
+        return clock;
     }
 
     private LossClassifier.Seen seen() {
@@ -54,7 +67,7 @@ final class Retransmissions {
 
     /** The timer sent r: its clock restarts there. */
     private void timerFired(Tx r) {
-        if (clock != null && r.p.tsval >= 0) {
+        if (clock() != null && r.p.tsval >= 0) {
             lastTimerAt = clock.sentAt(r);
         }
     }
@@ -104,7 +117,7 @@ final class Retransmissions {
      * whose path runs through that SYN's arrival like any answer's.
      */
     void synAgain(Tx syn, int prevIdx) {
-        Tx prev = s.txs.get(prevIdx);
+        Tx prev = s.txs[prevIdx];
         if (syn.has(TcpFlags.ACK) && s.lastPeerSynAt != NONE && s.lastPeerSynAt >= prev.dep()
                 && syn.dep() - s.lastPeerSynAt <= s.cfg.ackTriggerSlackUs) {
             s.marks.resent(syn, prevIdx, null);
@@ -159,15 +172,15 @@ final class Retransmissions {
         s.stats.retransmittedBytes += r.p.len;
         boolean originalCaptured = prevIdx >= 0;
         if (originalCaptured) {
-            s.resends.add(r, s.txs.get(prevIdx));
+            s.resends.add(r, s.txs[prevIdx]);
         } else {
             // the lost original was never captured: it left no later than the first packet above its first byte
             Tx above = s.sent.firstAbove(r.seq() + 1);
             prevIdx = above != null ? above.idx() : -1;
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
-        Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
-        SenderClock.Verdict verdict = clock == null ? SenderClock.Verdict.UNKNOWN
+        Tx prev = prevIdx >= 0 ? s.txs[prevIdx] : null;
+        SenderClock.Verdict verdict = clock() == null ? SenderClock.Verdict.UNKNOWN
                 : clock.judge(r, prev, originalCaptured && s.marks.kind(prev) == TxKind.RETRANSMISSION, lastTimerAt, s.cfg.rtoMinUs);
         // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs
         boolean timeoutRecovery = switch (verdict) {

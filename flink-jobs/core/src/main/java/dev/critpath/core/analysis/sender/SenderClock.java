@@ -6,9 +6,8 @@ import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The unwatched sender's own clock, from its TCP timestamps (RFC 7323): its TSval ticks when it
@@ -30,22 +29,28 @@ final class SenderClock {
      */
     enum Verdict { RELEASED, TIMEOUT_RECOVERY, TIMER, UNKNOWN }
 
-    private final List<Tx> txs;
+    private final Tx[] txs;
     private final Direction dir;
     private final long base;
     private final long tickUs;
     /** Sender clock minus the ACK's departure, at the sender's fastest answer. */
     private long turnUs = Long.MAX_VALUE;
-    /** The peer's ACKs in capture order, and by TSval the positions (in acks) carrying it. */
-    private final List<Tx> acks = new ArrayList<>();
-    private final Map<Long, List<Integer>> acksByTsval = new HashMap<>();
-    /** By TSval of the peer, the sender's first transmission echoing it. */
-    private final Map<Long, Tx> firstEcho = new HashMap<>();
+    /** The peer's ACKs in capture order. */
+    private Tx[] acks;
+    /**
+     * The TSvals the peer's ACKs carry, sorted, each once; for the k-th, the positions (in acks)
+     * of the ACKs carrying it, in capture order, are {@code acksByTsval[tsvalStart[k]..tsvalStart[k + 1])}.
+     */
+    private long[] tsvals;
+    private int[] tsvalStart;
+    private int[] acksByTsval;
+    /** For the k-th TSval, the sender's first transmission echoing it, or null. */
+    private Tx[] firstEcho;
     /** The sender's transmissions carrying sequence space, in capture order, and the highest end up to each. */
-    private final List<Tx> data = new ArrayList<>();
+    private Tx[] data;
     private long[] endUpTo;
 
-    private SenderClock(List<Tx> txs, Direction dir, long base, long tickUs) {
+    private SenderClock(Tx[] txs, Direction dir, long base, long tickUs) {
         this.txs = txs;
         this.dir = dir;
         this.base = base;
@@ -53,7 +58,7 @@ final class SenderClock {
     }
 
     /** The clock of {@code dir}'s sender, or null where its timestamps cannot serve as one. */
-    static SenderClock of(List<Tx> txs, Direction dir) {
+    static SenderClock of(Tx[] txs, Direction dir) {
         List<Packet> stamped = new ArrayList<>();
         for (Tx t : txs) {
             if (stamped(t, dir)) {
@@ -72,30 +77,80 @@ final class SenderClock {
         return t.direction() == dir && t.p.tsval >= 0;
     }
 
+    private boolean stampedAck(Tx t) {
+        return t.direction() != dir && t.has(TcpFlags.ACK) && t.p.tsval >= 0 && t.dep() != Tx.NONE;
+    }
+
     /** Indexes the peer's ACKs, the sender's echoes and data, and finds the sender's fastest turn; false when nothing is echoed. */
     private boolean index() {
+        int ackCount = 0;
+        int dataCount = 0;
         for (Tx t : txs) {
-            if (t.direction() != dir && t.has(TcpFlags.ACK) && t.p.tsval >= 0 && t.dep() != Tx.NONE) {
-                acksByTsval.computeIfAbsent(t.p.tsval, k -> new ArrayList<>()).add(acks.size());
-                acks.add(t);
-            } else if (stamped(t, dir)) {
-                firstEcho.putIfAbsent(t.p.tsecr, t);
-                if (t.p.carriesSeqSpace()) {
-                    data.add(t);
-                }
+            if (stampedAck(t)) {
+                ackCount++;
+            } else if (stamped(t, dir) && t.p.carriesSeqSpace()) {
+                dataCount++;
             }
         }
-        endUpTo = new long[data.size()];
-        for (int i = 0; i < data.size(); i++) {
-            endUpTo[i] = Math.max(data.get(i).end(), i == 0 ? Long.MIN_VALUE : endUpTo[i - 1]);
+        acks = new Tx[ackCount];
+        data = new Tx[dataCount];
+        ackCount = 0;
+        dataCount = 0;
+        for (Tx t : txs) {
+            if (stampedAck(t)) {
+                acks[ackCount++] = t;
+            } else if (stamped(t, dir) && t.p.carriesSeqSpace()) {
+                data[dataCount++] = t;
+            }
         }
-        for (Map.Entry<Long, Tx> e : firstEcho.entrySet()) {
-            List<Integer> echoed = acksByTsval.get(e.getKey());
-            if (echoed != null) {
-                turnUs = Math.min(turnUs, sentAt(e.getValue()) - acks.get(echoed.get(0)).dep());
+        indexTsvals();
+        firstEcho = new Tx[tsvals.length];
+        for (Tx t : txs) {
+            int k = stamped(t, dir) ? Arrays.binarySearch(tsvals, t.p.tsecr) : -1;
+            if (k >= 0 && firstEcho[k] == null) {
+                firstEcho[k] = t;
+            }
+        }
+        endUpTo = new long[data.length];
+        for (int i = 0; i < data.length; i++) {
+            endUpTo[i] = Math.max(data[i].end(), i == 0 ? Long.MIN_VALUE : endUpTo[i - 1]);
+        }
+        for (int k = 0; k < tsvals.length; k++) {
+            if (firstEcho[k] != null) {
+                turnUs = Math.min(turnUs, sentAt(firstEcho[k]) - acks[acksByTsval[tsvalStart[k]]].dep());
             }
         }
         return turnUs != Long.MAX_VALUE;
+    }
+
+    /** The ACKs' positions grouped by TSval: the TSvals sorted, then a counting sort of the positions by theirs (stable). */
+    private void indexTsvals() {
+        long[] sorted = new long[acks.length];
+        for (int i = 0; i < acks.length; i++) {
+            sorted[i] = acks[i].p.tsval;
+        }
+        Arrays.sort(sorted);
+        int distinct = 0;
+        for (int i = 0; i < sorted.length; i++) {
+            if (i == 0 || sorted[i] != sorted[i - 1]) {
+                sorted[distinct++] = sorted[i];
+            }
+        }
+        tsvals = Arrays.copyOf(sorted, distinct);
+        int[] ofAck = new int[acks.length];
+        tsvalStart = new int[distinct + 1];
+        for (int i = 0; i < acks.length; i++) {
+            ofAck[i] = Arrays.binarySearch(tsvals, acks[i].p.tsval);
+            tsvalStart[ofAck[i] + 1]++;
+        }
+        for (int k = 0; k < distinct; k++) {
+            tsvalStart[k + 1] += tsvalStart[k];
+        }
+        int[] filled = Arrays.copyOf(tsvalStart, distinct);
+        acksByTsval = new int[acks.length];
+        for (int i = 0; i < acks.length; i++) {
+            acksByTsval[filled[ofAck[i]]++] = i;
+        }
     }
 
     /** When the sender sent t, µs on its own clock. */
@@ -129,14 +184,14 @@ final class SenderClock {
         if (x < 0) {
             return Verdict.UNKNOWN;
         }
-        Tx ack = acks.get(x);
+        Tx ack = acks[x];
         long sent = sentAt(r);
         boolean afterTimeout = prev != null && lastTimerAt >= sentAt(prev);
-        boolean progress = x > 0 && ack.p.ack > acks.get(x - 1).p.ack;
-        boolean loss = !progress && (ack.p.sack != null || ack.isPureAck() && x > 0 && ack.p.ack == acks.get(x - 1).p.ack);
+        boolean progress = x > 0 && ack.p.ack > acks[x - 1].p.ack;
+        boolean loss = !progress && (ack.p.sack != null || ack.isPureAck() && x > 0 && ack.p.ack == acks[x - 1].p.ack);
         boolean evidence = !prevResent ? progress || loss
                 : progress && afterTimeout || (progress || loss) && reportedSentAt(ack, r) >= sentAt(prev);
-        Tx answer = firstEcho.get(ack.p.tsval);
+        Tx answer = firstEcho[Arrays.binarySearch(tsvals, ack.p.tsval)];
         boolean answered = answer != null && answer.p.tsval == r.p.tsval && sent - tookIn(ack) < rtoMinUs;
         if (evidence && answered) {
             return afterTimeout ? Verdict.TIMEOUT_RECOVERY : Verdict.RELEASED;
@@ -149,13 +204,15 @@ final class SenderClock {
 
     /** The latest of the peer's ACKs carrying the TSval r echoes that left before r arrived, or -1. */
     private int lastTakenIn(Tx r) {
-        List<Integer> echoed = acksByTsval.get(r.p.tsecr);
+        int k = Arrays.binarySearch(tsvals, r.p.tsecr);
+        if (k < 0) {
+            return -1;
+        }
         int best = -1;
-        if (echoed != null) {
-            for (int i : echoed) {
-                if (r.arr() == Tx.NONE || acks.get(i).dep() < r.arr()) {
-                    best = i;
-                }
+        for (int j = tsvalStart[k]; j < tsvalStart[k + 1]; j++) {
+            int i = acksByTsval[j];
+            if (r.arr() == Tx.NONE || acks[i].dep() < r.arr()) {
+                best = i;
             }
         }
         return best;
@@ -170,7 +227,7 @@ final class SenderClock {
             }
         }
         for (int i = r.idx() - 1; i >= 0; i--) {
-            Tx t = txs.get(i);
+            Tx t = txs[i];
             if (stamped(t, dir) && t.seq() < top && top <= t.end()) {
                 return sentAt(t);
             }
@@ -185,22 +242,22 @@ final class SenderClock {
      */
     private long armedAt(int x) {
         int u = x;
-        while (u > 0 && acks.get(u).p.ack <= acks.get(u - 1).p.ack) {
+        while (u > 0 && acks[u].p.ack <= acks[u - 1].p.ack) {
             u--;
         }
-        long at = tookIn(acks.get(u));
+        long at = tookIn(acks[u]);
         int next = firstSentFrom(at);
-        boolean allAcked = next == 0 || acks.get(u).p.ack >= endUpTo[next - 1];
-        return allAcked && next < data.size() ? sentAt(data.get(next)) : at;
+        boolean allAcked = next == 0 || acks[u].p.ack >= endUpTo[next - 1];
+        return allAcked && next < data.length ? sentAt(data[next]) : at;
     }
 
     /** The first of the sender's data sent at or after {@code at} (capture order is send order, ticks never go back). */
     private int firstSentFrom(long at) {
         int lo = 0;
-        int hi = data.size();
+        int hi = data.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (sentAt(data.get(mid)) < at) {
+            if (sentAt(data[mid]) < at) {
                 lo = mid + 1;
             } else {
                 hi = mid;

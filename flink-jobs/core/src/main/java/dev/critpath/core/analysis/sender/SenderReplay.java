@@ -6,7 +6,6 @@ import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.clean.SequenceSpace;
-import java.util.List;
 
 /** The forward pass's result: both senders replayed, what each counted, and what it learned about every transmission. */
 public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks marks) {
@@ -17,16 +16,17 @@ public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks m
      * blocks show it was (the handshake not captured).
      */
     public static SenderReplay of(Timeline tl, SequenceSpace space, AnalysisConfig cfg) {
-        SenderMarks marks = new SenderMarks(tl.txs.size());
-        boolean sack = space.sackPermitted || anySackBlocks(tl.txs);
-        DirectionStats c2s = new SenderSim(tl.txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, tl.txs, Direction.C2S),
+        Tx[] txs = tl.txs.toArray(new Tx[0]);
+        SenderMarks marks = new SenderMarks(txs.length);
+        boolean sack = space.sackPermitted || anySackBlocks(txs);
+        DirectionStats c2s = new SenderSim(txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, txs, Direction.C2S),
                 space.wscaleServer, sack, marks, tl.mode).run();
-        DirectionStats s2c = new SenderSim(tl.txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, tl.txs, Direction.S2C),
+        DirectionStats s2c = new SenderSim(txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, txs, Direction.S2C),
                 space.wscaleClient, sack, marks, tl.mode).run();
         return new SenderReplay(c2s, s2c, marks);
     }
 
-    private static boolean anySackBlocks(List<Tx> txs) {
+    private static boolean anySackBlocks(Tx[] txs) {
         for (Tx t : txs) {
             if (t.p.sack != null) {
                 return true;

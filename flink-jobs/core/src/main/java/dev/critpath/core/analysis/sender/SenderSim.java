@@ -4,11 +4,9 @@ import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -32,11 +30,12 @@ public final class SenderSim {
     private final boolean departuresEstimated;
     /** How far estimated departures and arrivals may be off against each other (delay jitter, the kernel's reaction). */
     private static final long ESTIMATE_ERROR_US = 200;
+    /** This sender's departures in time order, and how many of them the replay has taken in so far. */
+    private Tx[] sends;
+    private int sendsTaken;
     /** ACK arrivals in time order, and how many of them the replay has taken in so far. */
-    private List<Tx> ackArrivals;
+    private Tx[] ackArrivals;
     private int acksTaken;
-    /** With estimated departures, per transmission of this sender the time to its next one. */
-    private long[] nextSendGap;
 
     /**
      * @param mss       the sender's segment size
@@ -46,61 +45,72 @@ public final class SenderSim {
      */
     public SenderSim(List<Tx> txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks,
             CaptureMode mode) {
+        this(txs.toArray(new Tx[0]), dir, cfg, mss, rcvWscale, sack, marks, mode);
+    }
+
+    SenderSim(Tx[] txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks, CaptureMode mode) {
         this.dir = dir;
         this.departuresEstimated = mode.unwatched() == dir.sender();
         this.s = new SenderState(txs, cfg, mss, marks);
         marks.segmentSize(dir, s.mss);
         this.acks = new AckArrivals(s, rcvWscale, sack);
-        this.retransmissions = new Retransmissions(s, sack, departuresEstimated ? SenderClock.of(txs, dir) : null);
+        this.retransmissions = new Retransmissions(s, sack, departuresEstimated ? dir : null);
         this.bursts = new Bursts(s.stats, cfg.burstGapUs);
     }
 
     /** Replays the direction once; returns what it counted. */
     public DirectionStats run() {
-        List<Tx> sends = new ArrayList<>(s.txs.size());
-        ackArrivals = new ArrayList<>(s.txs.size());
+        int sendCount = 0;
+        int ackCount = 0;
         for (Tx t : s.txs) {
-            if (t.direction() == dir && t.dep() != Tx.NONE) {
-                sends.add(t);
-            } else if (t.direction() != dir && t.arr() != Tx.NONE && (t.has(TcpFlags.ACK) || t.has(TcpFlags.SYN))) {
-                ackArrivals.add(t);
+            if (departs(t)) {
+                sendCount++;
+            } else if (ackArrives(t)) {
+                ackCount++;
             }
         }
-        InOrder.sortBy(sends, t -> t.dep());
-        InOrder.sortBy(ackArrivals, t -> t.arr());
+        sends = new Tx[sendCount];
+        ackArrivals = new Tx[ackCount];
+        sendCount = 0;
+        ackCount = 0;
+        for (Tx t : s.txs) {
+            if (departs(t)) {
+                sends[sendCount++] = t;
+            } else if (ackArrives(t)) {
+                ackArrivals[ackCount++] = t;
+            }
+        }
+        TxTime.DEPARTURE.sort(sends);
+        TxTime.ARRIVAL.sort(ackArrivals);
         long[] earliest = null;
         if (departuresEstimated) {
             earliest = QueueBound.earliestDepartures(sends);
             s.unwatched = true;
-            s.missingBefore = IpIds.missingBefore(sends, s.txs.size());
-            nextSendGap = new long[s.txs.size()];
-            for (int k = 0; k < sends.size(); k++) {
-                nextSendGap[sends.get(k).idx()] = k + 1 < sends.size() ? sends.get(k + 1).dep() - sends.get(k).dep() : Long.MAX_VALUE;
-            }
+            s.missingBefore = IpIds.missingBefore(sends, s.txs.length);
         }
-        int i = 0;
-        while (i < sends.size() || acksTaken < ackArrivals.size()) {
+        while (sendsTaken < sends.length || acksTaken < ackArrivals.length) {
+            int i = sendsTaken;
             int j = acksTaken;
             // an ACK and a send in the same microsecond: the ACK may have caused the send
-            boolean ackFirst = j < ackArrivals.size() && (i == sends.size() || ackArrivals.get(j).arr() <= sends.get(i).dep());
-            if (ackFirst && earliest != null && i < sends.size() && ackArrivals.get(j).arr() > earliest[i] && windowAllows(sends.get(i))) {
+            boolean ackFirst = j < ackArrivals.length && (i == sends.length || ackArrivals[j].arr() <= sends[i].dep());
+            if (ackFirst && earliest != null && i < sends.length && ackArrivals[j].arr() > earliest[i] && windowAllows(sends[i])) {
                 // an estimated departure is late by whatever queue the data met on its way: data
                 // the window already allowed left before ACKs that merely seem to arrive first
                 ackFirst = false;
-            } else if (!ackFirst && earliest != null && j < ackArrivals.size() && sends.get(i).seq() < s.nxt && !s.cc.recovering()
-                    && ackArrivals.get(j).arr() - sends.get(i).dep() <= estimateSlack()) {
+            } else if (!ackFirst && earliest != null && j < ackArrivals.length && sends[i].seq() < s.nxt && !s.cc.recovering()
+                    && ackArrivals[j].arr() - sends[i].dep() <= estimateSlack()) {
                 // a fast retransmit leaves right after the ACK that revealed the loss; estimates of
                 // the two may swap them by the estimate's error
                 ackFirst = true;
             }
             if (ackFirst) {
-                acks.arrived(ackArrivals.get(acksTaken++));
+                acks.arrived(ackArrivals[acksTaken++]);
             } else {
-                sent(sends.get(i++));
+                sent(sends[sendsTaken++]);
             }
         }
-        long end = Math.max(sends.isEmpty() ? NONE : sends.get(sends.size() - 1).dep(),
-                ackArrivals.isEmpty() ? NONE : ackArrivals.get(ackArrivals.size() - 1).arr());
+        long end = Math.max(sends.length == 0 ? NONE : sends[sends.length - 1].dep(),
+                ackArrivals.length == 0 ? NONE : ackArrivals[ackArrivals.length - 1].arr());
         s.windows.finish(end, s.una, s.nxt, !s.scoreboard.isEmpty());
         s.resends.decide(s.txs, dir, s.marks, s.stats);
         s.stats.retransmissionsOfCapturedData = CapturedResends.count(s.txs, dir, s.marks);
@@ -108,6 +118,19 @@ public final class SenderSim {
         s.stats.minRttUs = s.rtt.minRtt();
         s.stats.bytes = SentBytes.unique(s.txs, dir);
         return s.stats;
+    }
+
+    private boolean departs(Tx t) {
+        return t.direction() == dir && t.dep() != Tx.NONE;
+    }
+
+    private boolean ackArrives(Tx t) {
+        return t.direction() != dir && t.arr() != Tx.NONE && (t.has(TcpFlags.ACK) || t.has(TcpFlags.SYN));
+    }
+
+    /** Sent x, the last departure taken in: the time to the next one. */
+    private long timeToNextSend(Tx x) {
+        return sendsTaken < sends.length ? sends[sendsTaken].dep() - x.dep() : Long.MAX_VALUE;
     }
 
     private void sent(Tx x) {
@@ -245,11 +268,11 @@ public final class SenderSim {
      */
     private boolean hiddenResend(Tx x, long t, int liberator) {
         // a timer re-sends one segment and waits a round trip; a burst after the pause was the application's
-        boolean alone = s.rtt.minRtt() > 0 && nextSendGap[x.idx()] >= s.rtt.minRtt() / 2;
+        boolean alone = s.rtt.minRtt() > 0 && timeToNextSend(x) >= s.rtt.minRtt() / 2;
         if (!alone || s.missingBefore == null || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
             return false;
         }
-        long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());
+        long allowedAt = Math.max(s.lastNewDataAt, s.txs[liberator].arr());
         LossCause cause = retransmissions.causeOfHidden(t, x.end(), allowedAt);
         long wait = t - allowedAt;
         int timers = cause == LossCause.TAIL_LOSS_PROBE ? (HiddenTimers.probeFits(wait, s.rtt.srtt()) ? 1 : 0) : HiddenTimers.expiries(wait, s.rtt.rto());
@@ -269,11 +292,11 @@ public final class SenderSim {
     private void lostCopyLeftWith(Tx x) {
         int below = s.sent.previousTransmission(x.seq() - 1);
         int above = s.marks.rtxOf(x);
-        if (below < 0 || above < 0 || s.txs.get(below).dep() > s.txs.get(above).dep()) {
+        if (below < 0 || above < 0 || s.txs[below].dep() > s.txs[above].dep()) {
             return;
         }
         int allowedBy = s.liberations.liberatorFor(x.end(), -1);
-        if (allowedBy >= 0 && s.txs.get(allowedBy).arr() != Tx.NONE && s.txs.get(allowedBy).arr() <= s.txs.get(below).dep()) {
+        if (allowedBy >= 0 && s.txs[allowedBy].arr() != Tx.NONE && s.txs[allowedBy].arr() <= s.txs[below].dep()) {
             s.marks.lostWith(x, below);
         }
     }
@@ -300,9 +323,9 @@ public final class SenderSim {
             return -1;
         }
         if (departuresEstimated && acksTaken > 0) {
-            long newest = ackArrivals.get(acksTaken - 1).arr();
+            long newest = ackArrivals[acksTaken - 1].arr();
             for (int k = acksTaken - 1; k >= 0; k--) {
-                Tx ack = ackArrivals.get(k);
+                Tx ack = ackArrivals[k];
                 long before = t - ack.arr();
                 if (before > s.cfg.ackClockSlackUs || newest - ack.arr() > s.cfg.ackClockSlackUs) {
                     break;

@@ -3,7 +3,6 @@ package dev.critpath.core.analysis.sender;
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.align.Tx;
-import java.util.List;
 
 /**
  * One direction's sender as the simulation knows it at the current event: its sequence state,
@@ -13,7 +12,7 @@ import java.util.List;
 final class SenderState {
     static final long NONE = Long.MIN_VALUE;
 
-    final List<Tx> txs;
+    final Tx[] txs;
     final AnalysisConfig cfg;
     final int mss;
     final DirectionStats stats = new DirectionStats();
@@ -60,7 +59,7 @@ final class SenderState {
     /** The re-sends, judged spurious or not once every ACK has been seen. */
     final SpuriousResends resends = new SpuriousResends();
 
-    SenderState(List<Tx> txs, AnalysisConfig cfg, int mss, SenderMarks marks) {
+    SenderState(Tx[] txs, AnalysisConfig cfg, int mss, SenderMarks marks) {
         this.txs = txs;
         this.cfg = cfg;
         this.mss = Math.max(mss, 1);

@@ -2,24 +2,27 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 
 /** Every transmission carrying sequence space (and each pure ACK that revealed unseen data), in departure order: what a re-send repeats, and whether "old" bytes are a reordered original. */
 final class SentHistory {
     /** Earlier transmissions searched for the one a re-send repeats (re-sends are rare, so a bounded scan back is cheap). */
     private static final int SCAN_LIMIT = 65_536;
 
-    private final List<Tx> sent = new ArrayList<>();
+    private Tx[] sent = new Tx[16];
+    private int count;
 
     void add(Tx t) {
-        sent.add(t);
+        if (count == sent.length) {
+            sent = Arrays.copyOf(sent, count * 2);
+        }
+        sent[count++] = t;
     }
 
     /** The latest earlier transmission containing byte seq, or -1. */
     int previousTransmission(long seq) {
-        for (int i = sent.size() - 1; i >= Math.max(0, sent.size() - SCAN_LIMIT); i--) {
-            Tx t = sent.get(i);
+        for (int i = count - 1; i >= Math.max(0, count - SCAN_LIMIT); i--) {
+            Tx t = sent[i];
             if (t.seq() <= seq && seq < t.end()) {
                 return t.idx();
             }
@@ -29,7 +32,8 @@ final class SentHistory {
 
     /** The earliest data transmission at or above seq (or pure ACK whose sequence number showed unseen data below it), or null. */
     Tx firstAbove(long seq) {
-        for (Tx t : sent) {
+        for (int i = 0; i < count; i++) {
+            Tx t = sent[i];
             if (t.seq() >= seq && (t.p.len > 0 || t.isPureAck() || t.has(TcpFlags.FIN))) {
                 return t;
             }

@@ -2,7 +2,6 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
@@ -36,21 +35,28 @@ final class SpuriousResends {
     }
 
     /** Judges every re-send of {@code dir}: counts the spurious ones and marks the copies lost. */
-    void decide(List<Tx> txs, Direction dir, SenderMarks marks, DirectionStats stats) {
+    void decide(Tx[] txs, Direction dir, SenderMarks marks, DirectionStats stats) {
         if (resends.isEmpty()) {
             return;
         }
-        List<Tx> acks = new ArrayList<>();
-        List<Tx> dsacks = new ArrayList<>();
+        int ackCount = 0;
         for (Tx t : txs) {
-            if (t.direction() != dir && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE) {
-                acks.add(t);
+            if (acknowledges(t, dir)) {
+                ackCount++;
+            }
+        }
+        Tx[] acks = new Tx[ackCount];
+        List<Tx> dsacks = new ArrayList<>();
+        ackCount = 0;
+        for (Tx t : txs) {
+            if (acknowledges(t, dir)) {
+                acks[ackCount++] = t;
                 if (dsack(t) != null) {
                     dsacks.add(t);
                 }
             }
         }
-        InOrder.sortBy(acks, Tx::dep);
+        TxTime.DEPARTURE.sort(acks);
         boolean[] spurious = new boolean[resends.size()];
         for (Tx d : dsacks) {
             int reported = latestReportedBy(d);
@@ -68,6 +74,11 @@ final class SpuriousResends {
                 marks.markLost(r.earlier());
             }
         }
+    }
+
+    /** An ACK of the peer's that left it, for {@code dir}'s sender. */
+    private static boolean acknowledges(Tx t, Direction dir) {
+        return t.direction() != dir && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE;
     }
 
     /** The first SACK block when it reports a duplicate (below the cumulative ACK, or inside the second block), else null. */
@@ -106,15 +117,15 @@ final class SpuriousResends {
      * the earlier copy left the sender and before the re-send arrived (or, lost, left): the re-send
      * cannot have caused it.
      */
-    private static boolean ackedBeforeItCouldArrive(Resend r, List<Tx> acks) {
+    private static boolean ackedBeforeItCouldArrive(Resend r, Tx[] acks) {
         Tx c = r.copy();
         long after = r.earlier().dep();
         long before = c.arr() != Tx.NONE ? c.arr() : c.dep();
         long firstByte = c.seq();
         long end = c.end();
         int first = firstAfter(acks, after);
-        for (int i = first; i < acks.size() && i - first < ACKS_SCANNED && acks.get(i).dep() < before; i++) {
-            Tx a = acks.get(i);
+        for (int i = first; i < acks.length && i - first < ACKS_SCANNED && acks[i].dep() < before; i++) {
+            Tx a = acks[i];
             if (a.p.ack >= end || sackHolds(a.p.sack, firstByte)) {
                 return true;
             }
@@ -135,12 +146,12 @@ final class SpuriousResends {
     }
 
     /** Index of the first ACK that left after {@code us} (acks sorted by departure). */
-    private static int firstAfter(List<Tx> acks, long us) {
+    private static int firstAfter(Tx[] acks, long us) {
         int lo = 0;
-        int hi = acks.size();
+        int hi = acks.length;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (acks.get(mid).dep() <= us) {
+            if (acks[mid].dep() <= us) {
                 lo = mid + 1;
             } else {
                 hi = mid;
