@@ -12,10 +12,16 @@ final class LiberationHistory {
     /** The handshake's ACKs, which open the first flight, are among the first few events. */
     private static final int FLOW_START_EVENTS = 4;
 
-    private int[] tx = new int[64];
-    private long[] limit = new long[64];
-    private boolean[] flowStart = new boolean[64];
+    /**
+     * The latest events, the n-th at {@code n & (length - 1)}: the arrays grow (powers of two) to
+     * SCAN_LIMIT, then the oldest events give way, as no scan reaches them.
+     */
+    private int[] tx = new int[16];
+    private long[] limit = new long[16];
     private int count;
+    /** The ACKs among the first FLOW_START_EVENTS events that established the connection. */
+    private final int[] flowOpeners = new int[FLOW_START_EVENTS];
+    private int flowOpenerCount;
 
     /**
      * @param byTx      the transmission (an ACK) that changed the window, or -1 for the sender's own decision
@@ -23,15 +29,16 @@ final class LiberationHistory {
      * @param opensFlow the ACK that established the connection
      */
     void record(int byTx, long limitSeq, boolean opensFlow) {
-        if (count == tx.length) {
-            int n = count * 2;
-            tx = Arrays.copyOf(tx, n);
-            limit = Arrays.copyOf(limit, n);
-            flowStart = Arrays.copyOf(flowStart, n);
+        if (count == tx.length && count < SCAN_LIMIT) {
+            tx = Arrays.copyOf(tx, count * 2);
+            limit = Arrays.copyOf(limit, count * 2);
         }
-        tx[count] = byTx;
-        limit[count] = limitSeq;
-        flowStart[count] = opensFlow;
+        int at = slot(count);
+        tx[at] = byTx;
+        limit[at] = limitSeq;
+        if (opensFlow && count < FLOW_START_EVENTS) {
+            flowOpeners[flowOpenerCount++] = byTx;
+        }
         count++;
     }
 
@@ -42,20 +49,24 @@ final class LiberationHistory {
     int liberatorFor(long end, int latest) {
         int j = count - 1;
         int stop = Math.max(0, count - SCAN_LIMIT);
-        while (j >= stop && limit[j] >= end) {
+        while (j >= stop && limit[slot(j)] >= end) {
             j--;
         }
         int k = j + 1;
-        return k >= count ? latest : tx[k];
+        return k >= count ? latest : tx[slot(k)];
     }
 
     /** True when this ACK opened the connection's first flight. */
     boolean opensFlow(int liberator) {
-        for (int k = 0; k < count && k < FLOW_START_EVENTS; k++) {
-            if (flowStart[k] && tx[k] == liberator) {
+        for (int k = 0; k < flowOpenerCount; k++) {
+            if (flowOpeners[k] == liberator) {
                 return true;
             }
         }
         return false;
+    }
+
+    private int slot(int event) {
+        return event & (tx.length - 1);
     }
 }

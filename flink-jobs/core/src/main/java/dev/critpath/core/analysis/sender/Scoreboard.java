@@ -1,38 +1,52 @@
 package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.LossCause;
-import java.util.ArrayDeque;
 
 /**
  * The sender's segments sent and not yet cumulatively acknowledged, with their SACK and loss
- * marks (RFC 6675's scoreboard); running totals keep {@link #pipe()} O(1).
+ * marks (RFC 6675's scoreboard); running totals keep {@link #pipe()} O(1). The segments are a
+ * ring, oldest first, whose objects the segments sent later take over once acknowledged: a
+ * connection makes as many as it ever has outstanding, not one per segment.
  */
 final class Scoreboard {
     private static final long NONE = Long.MIN_VALUE;
 
     /** A sent segment, possibly retransmitted, not yet cumulatively acknowledged. */
     static final class Segment {
-        final long seq;
-        final long end;
-        final int segs;
+        long seq;
+        long end;
+        int segs;
         int lastTx;
         long lastDep;
         boolean sacked;
         boolean lost;
         boolean everRetransmitted;
         LossCause lastCause;
-        long unaAtLastTimer = NONE;
+        long unaAtLastTimer;
 
         Segment(long seq, long end, int segs, int tx, long dep) {
+            sent(seq, end, segs, tx, dep);
+        }
+
+        /** Newly sent: it holds these bytes, nothing else marked. */
+        private void sent(long seq, long end, int segs, int tx, long dep) {
             this.seq = seq;
             this.end = end;
             this.segs = segs;
             this.lastTx = tx;
             this.lastDep = dep;
+            sacked = false;
+            lost = false;
+            everRetransmitted = false;
+            lastCause = null;
+            unaAtLastTimer = NONE;
         }
     }
 
-    private final ArrayDeque<Segment> outstanding = new ArrayDeque<>();
+    /** The outstanding segments at ring positions first, first + 1, ... (modulo its length, a power of two). */
+    private Segment[] ring = new Segment[16];
+    private int first;
+    private int outstanding;
     private long outSegs;
     private long sackedSegs;
     private long lostSegs;
@@ -40,17 +54,39 @@ final class Scoreboard {
     private int renoSacked;
     private Segment newestAcked;
 
-    void add(Segment s) {
-        outstanding.addLast(s);
-        outSegs += s.segs;
+    /** A segment sent: bytes [seq, end), {@code segs} segments, by transmission {@code tx} at {@code dep}. */
+    void add(long seq, long end, int segs, int tx, long dep) {
+        if (outstanding == ring.length) {
+            Segment[] bigger = new Segment[ring.length * 2];
+            for (int i = 0; i < outstanding; i++) {
+                bigger[i] = nth(i);
+            }
+            ring = bigger;
+            first = 0;
+        }
+        int slot = (first + outstanding) & (ring.length - 1);
+        if (ring[slot] == null) {
+            ring[slot] = new Segment(seq, end, segs, tx, dep);
+        } else {
+            ring[slot].sent(seq, end, segs, tx, dep);
+        }
+        outstanding++;
+        outSegs += segs;
+    }
+
+    /** The i-th outstanding segment, oldest first. */
+    private Segment nth(int i) {
+        return ring[(first + i) & (ring.length - 1)];
     }
 
     /** Removes what a cumulative ACK covers; returns the segments it newly acknowledged (not SACKed before). */
     long acknowledge(long ack) {
         long acked = 0;
         newestAcked = null;
-        while (!outstanding.isEmpty() && outstanding.peekFirst().end <= ack) {
-            Segment s = outstanding.pollFirst();
+        while (outstanding > 0 && nth(0).end <= ack) {
+            Segment s = nth(0);
+            first = (first + 1) & (ring.length - 1);
+            outstanding--;
             outSegs -= s.segs;
             if (s.sacked) {
                 sackedSegs -= s.segs;
@@ -66,7 +102,7 @@ final class Scoreboard {
         return acked;
     }
 
-    /** The highest segment the last {@link #acknowledge} removed, or null. */
+    /** The highest segment the last {@link #acknowledge} removed, or null; its object is another's after the next {@link #add}. */
     Segment newestAcked() {
         return newestAcked;
     }
@@ -82,7 +118,8 @@ final class Scoreboard {
             top = Math.max(top, blocks[k]);
         }
         int newly = 0;
-        for (Segment s : outstanding) {
+        for (int i = 0; i < outstanding; i++) {
+            Segment s = nth(i);
             if (s.seq >= top) {
                 break;
             }
@@ -112,7 +149,8 @@ final class Scoreboard {
 
     /** A retransmission timeout: everything not SACKed is lost. */
     void markAllLost() {
-        for (Segment s : outstanding) {
+        for (int i = 0; i < outstanding; i++) {
+            Segment s = nth(i);
             if (!s.sacked && !s.lost) {
                 s.lost = true;
                 lostSegs += s.segs;
@@ -134,12 +172,13 @@ final class Scoreboard {
     }
 
     boolean isEmpty() {
-        return outstanding.isEmpty();
+        return outstanding == 0;
     }
 
     /** The outstanding segment holding byte seq, or null. */
     Segment at(long seq) {
-        for (Segment s : outstanding) {
+        for (int i = 0; i < outstanding; i++) {
+            Segment s = nth(i);
             if (s.seq <= seq && seq < s.end) {
                 return s;
             }

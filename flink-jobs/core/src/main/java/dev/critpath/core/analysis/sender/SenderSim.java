@@ -245,7 +245,7 @@ public final class SenderSim {
         if (s.scoreboard.isEmpty()) {
             s.timerArmedAt = t;
         }
-        s.scoreboard.add(new Scoreboard.Segment(x.seq(), e, Math.max(segs, 1), x.idx(), t));
+        s.scoreboard.add(x.seq(), e, Math.max(segs, 1), x.idx(), t);
         s.sent.add(x);
         s.nxt = e;
         if (x.p.len > 0) {
@@ -356,7 +356,7 @@ public final class SenderSim {
         s.stats.reordered++;
         s.stats.dataPackets++;
         s.marks.liberator(x, s.liberations.liberatorFor(x.seq() + x.p.len, s.lastAckTx));
-        s.scoreboard.add(new Scoreboard.Segment(x.seq(), x.end(), Math.max(s.segs(x.p.len), 1), x.idx(), t));
+        s.scoreboard.add(x.seq(), x.end(), Math.max(s.segs(x.p.len), 1), x.idx(), t);
         s.sent.add(x);
     }
 }

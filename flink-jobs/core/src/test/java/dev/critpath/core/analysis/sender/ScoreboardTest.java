@@ -25,7 +25,7 @@ class ScoreboardTest {
     void pipeCountsWhatIsInFlight(String what, String steps, long pipe, long lastAcked) {
         Scoreboard b = new Scoreboard();
         for (int i = 0; i < 10; i++) {
-            b.add(new Scoreboard.Segment(1 + 1000L * i, 1001 + 1000L * i, 1, i, i));
+            b.add(1 + 1000L * i, 1001 + 1000L * i, 1, i, i);
         }
         long acked = -1;
         for (String step : steps.trim().isEmpty() ? new String[0] : steps.trim().split(" ")) {
@@ -51,7 +51,7 @@ class ScoreboardTest {
     void findsTheSegmentHoldingAByte(long seq, int tx) {
         Scoreboard b = new Scoreboard();
         for (int i = 0; i < 10; i++) {
-            b.add(new Scoreboard.Segment(1 + 1000L * i, 1001 + 1000L * i, 1, i, i));
+            b.add(1 + 1000L * i, 1001 + 1000L * i, 1, i, i);
         }
         assertEquals(tx, b.at(seq).lastTx);
         b.acknowledge(5001);
