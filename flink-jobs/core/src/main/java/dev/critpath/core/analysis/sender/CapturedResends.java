@@ -1,6 +1,5 @@
 package dev.critpath.core.analysis.sender;
 
-import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.align.Tx;
 
 /**
@@ -14,12 +13,13 @@ final class CapturedResends {
     private CapturedResends() {
     }
 
-    static long count(Tx[] txs, Direction dir, SenderMarks marks) {
+    /** @param sent the sender's transmissions */
+    static long count(Tx[] sent, SenderMarks marks) {
         SeqRanges carried = new SeqRanges(); // sequence ranges captured so far
         long count = 0;
         boolean frameCounted = false;
-        for (Tx t : inCaptureOrder(txs, dir)) {
-            if (!carries(t, dir)) {
+        for (Tx t : TxTime.CAPTURE.sorted(sent)) { // stable: a super-segment's pieces stay together
+            if (!t.p.carriesSeqSpace()) {
                 continue;
             }
             if (!t.p.laterPiece) {
@@ -32,38 +32,5 @@ final class CapturedResends {
             carried.add(t.seq(), t.end());
         }
         return count;
-    }
-
-    /**
-     * Transmissions holding the direction's in the order they were captured, stable (a
-     * super-segment's pieces stay together): the timeline itself when they are in that order in it.
-     */
-    private static Tx[] inCaptureOrder(Tx[] txs, Direction dir) {
-        int n = 0;
-        long last = Long.MIN_VALUE;
-        boolean ordered = true;
-        for (Tx t : txs) {
-            if (carries(t, dir)) {
-                n++;
-                ordered &= TxTime.CAPTURE.of(t) >= last;
-                last = TxTime.CAPTURE.of(t);
-            }
-        }
-        if (ordered) {
-            return txs;
-        }
-        Tx[] sent = new Tx[n];
-        n = 0;
-        for (Tx t : txs) {
-            if (carries(t, dir)) {
-                sent[n++] = t;
-            }
-        }
-        TxTime.CAPTURE.sort(sent);
-        return sent;
-    }
-
-    private static boolean carries(Tx t, Direction dir) {
-        return t.direction() == dir && t.p.carriesSeqSpace();
     }
 }

@@ -13,15 +13,22 @@ final class LiberationHistory {
     private static final int FLOW_START_EVENTS = 4;
 
     /**
-     * The latest events, the n-th at {@code n & (length - 1)}: the arrays grow (powers of two) to
-     * SCAN_LIMIT, then the oldest events give way, as no scan reaches them.
+     * The latest events, the n-th at {@code n % SCAN_LIMIT}: the arrays grow to SCAN_LIMIT, then
+     * the oldest events give way, as no scan reaches them.
      */
-    private int[] tx = new int[16];
-    private long[] limit = new long[16];
+    private int[] tx;
+    private long[] limit;
     private int count;
     /** The ACKs among the first FLOW_START_EVENTS events that established the connection. */
     private final int[] flowOpeners = new int[FLOW_START_EVENTS];
     private int flowOpenerCount;
+
+    /** @param expectedEvents about how many events there will be (the ACKs the sender takes in) */
+    LiberationHistory(int expectedEvents) {
+        int capacity = Math.max(1, Math.min(expectedEvents, SCAN_LIMIT));
+        tx = new int[capacity];
+        limit = new long[capacity];
+    }
 
     /**
      * @param byTx      the transmission (an ACK) that changed the window, or -1 for the sender's own decision
@@ -30,8 +37,9 @@ final class LiberationHistory {
      */
     void record(int byTx, long limitSeq, boolean opensFlow) {
         if (count == tx.length && count < SCAN_LIMIT) {
-            tx = Arrays.copyOf(tx, count * 2);
-            limit = Arrays.copyOf(limit, count * 2);
+            int capacity = Math.min(count * 2, SCAN_LIMIT);
+            tx = Arrays.copyOf(tx, capacity);
+            limit = Arrays.copyOf(limit, capacity);
         }
         int at = slot(count);
         tx[at] = byTx;
@@ -66,7 +74,7 @@ final class LiberationHistory {
         return false;
     }
 
-    private int slot(int event) {
-        return event & (tx.length - 1);
+    private static int slot(int event) {
+        return event % SCAN_LIMIT;
     }
 }

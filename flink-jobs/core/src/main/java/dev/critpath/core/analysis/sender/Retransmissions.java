@@ -117,7 +117,7 @@ final class Retransmissions {
      * whose path runs through that SYN's arrival like any answer's.
      */
     void synAgain(Tx syn, int prevIdx) {
-        Tx prev = s.txs[prevIdx];
+        Tx prev = s.txs.get(prevIdx);
         if (syn.has(TcpFlags.ACK) && s.lastPeerSynAt != NONE && s.lastPeerSynAt >= prev.dep()
                 && syn.dep() - s.lastPeerSynAt <= s.cfg.ackTriggerSlackUs) {
             s.marks.resent(syn, prevIdx, null);
@@ -172,14 +172,14 @@ final class Retransmissions {
         s.stats.retransmittedBytes += r.p.len;
         boolean originalCaptured = prevIdx >= 0;
         if (originalCaptured) {
-            s.resends.add(r, s.txs[prevIdx]);
+            s.resends.add(r, s.txs.get(prevIdx));
         } else {
             // the lost original was never captured: it left no later than the first packet above its first byte
             Tx above = s.sent.firstAbove(r.seq() + 1);
             prevIdx = above != null ? above.idx() : -1;
         }
         Scoreboard.Segment seg = s.scoreboard.at(r.seq());
-        Tx prev = prevIdx >= 0 ? s.txs[prevIdx] : null;
+        Tx prev = prevIdx >= 0 ? s.txs.get(prevIdx) : null;
         SenderClock.Verdict verdict = clock() == null ? SenderClock.Verdict.UNKNOWN
                 : clock.judge(r, prev, originalCaptured && s.marks.kind(prev) == TxKind.RETRANSMISSION, lastTimerAt, s.cfg.rtoMinUs);
         // the timer re-sends the first unacknowledged segment; the rest of a timeout's recovery is released by ACKs

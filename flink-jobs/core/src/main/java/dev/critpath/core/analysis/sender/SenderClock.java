@@ -29,7 +29,7 @@ final class SenderClock {
      */
     enum Verdict { RELEASED, TIMEOUT_RECOVERY, TIMER, UNKNOWN }
 
-    private final Tx[] txs;
+    private final List<Tx> txs;
     private final Direction dir;
     private final long base;
     private final long tickUs;
@@ -50,7 +50,7 @@ final class SenderClock {
     private Tx[] data;
     private long[] endUpTo;
 
-    private SenderClock(Tx[] txs, Direction dir, long base, long tickUs) {
+    private SenderClock(List<Tx> txs, Direction dir, long base, long tickUs) {
         this.txs = txs;
         this.dir = dir;
         this.base = base;
@@ -58,7 +58,7 @@ final class SenderClock {
     }
 
     /** The clock of {@code dir}'s sender, or null where its timestamps cannot serve as one. */
-    static SenderClock of(Tx[] txs, Direction dir) {
+    static SenderClock of(List<Tx> txs, Direction dir) {
         List<Packet> stamped = new ArrayList<>();
         for (Tx t : txs) {
             if (stamped(t, dir)) {
@@ -227,7 +227,7 @@ final class SenderClock {
             }
         }
         for (int i = r.idx() - 1; i >= 0; i--) {
-            Tx t = txs[i];
+            Tx t = txs.get(i);
             if (stamped(t, dir) && t.seq() < top && top <= t.end()) {
                 return sentAt(t);
             }

@@ -12,65 +12,76 @@ import java.util.Arrays;
  * recognised. Only the sender simulation writes it; the steps after it read.
  */
 public final class SenderMarks {
-    private final TxKind[] kind;
-    private final int[] rtxOf;
-    /** For a re-send whose first copy no sensor saw, the captured segment that copy left right after, or -1. */
-    private final int[] lostWith;
-    private final LossCause[] lossCause;
-    private final boolean[] lossArc;
+    private static final TxKind[] KINDS = TxKind.values();
+    // bits of flags
+    private static final int LOSS_ARC = 1;
+    private static final int OUT_OF_WINDOW = 2;
+    private static final int DUPLICATE_ACK = 4;
+    private static final int LOST = 8;
+    private static final int SPURIOUS = 16;
+
+    /** Per transmission, its kind's ordinal: 0, a control packet, until the simulation says otherwise. */
+    private final byte[] kind;
+    /** Per transmission, the bits above. */
+    private final byte[] flags;
     private final int[] liberator;
-    private final boolean[] outOfWindow;
-    private final boolean[] duplicateAck;
-    private final boolean[] lost;
-    private final boolean[] spurious;
-    /** For new data, the simulated congestion window and slow-start threshold (segments) when it left. */
-    private final long[] cwndAtSend;
-    private final long[] ssthreshAtSend;
+    /** For new data, the simulated congestion window and slow-start threshold (segments: they stay far below 2^31) when it left. */
+    private final int[] cwndAtSend;
+    private final int[] ssthreshAtSend;
+    // what re-sends alone have, made at the first (most connections re-send nothing)
+    private int[] rtxOf;
+    private LossCause[] lossCause;
+    /** For a re-send whose first copy no sensor saw, the captured segment that copy left right after, or -1; made at the first. */
+    private int[] lostWith;
     /** Each direction's segment size, C2S first. */
     private final int[] segmentSize = new int[2];
 
     /** Marks for a timeline of this many transmissions, each a control packet until the simulation says otherwise. */
     public SenderMarks(int transmissions) {
-        kind = new TxKind[transmissions];
-        Arrays.fill(kind, TxKind.CONTROL);
-        rtxOf = new int[transmissions];
-        Arrays.fill(rtxOf, -1);
-        lostWith = new int[transmissions];
-        Arrays.fill(lostWith, -1);
-        lossCause = new LossCause[transmissions];
-        lossArc = new boolean[transmissions];
-        liberator = new int[transmissions];
-        Arrays.fill(liberator, -1);
-        outOfWindow = new boolean[transmissions];
-        duplicateAck = new boolean[transmissions];
-        lost = new boolean[transmissions];
-        spurious = new boolean[transmissions];
-        cwndAtSend = new long[transmissions];
-        ssthreshAtSend = new long[transmissions];
+        kind = new byte[transmissions];
+        flags = new byte[transmissions];
+        liberator = noTransmissions(transmissions);
+        cwndAtSend = new int[transmissions];
+        ssthreshAtSend = new int[transmissions];
+    }
+
+    /** Per transmission, -1: none named. */
+    private static int[] noTransmissions(int transmissions) {
+        int[] none = new int[transmissions];
+        Arrays.fill(none, -1);
+        return none;
+    }
+
+    private boolean has(Tx t, int flag) {
+        return (flags[t.idx()] & flag) != 0;
+    }
+
+    private void set(Tx t, int flag, boolean on) {
+        flags[t.idx()] = (byte) (on ? flags[t.idx()] | flag : flags[t.idx()] & ~flag);
     }
 
     public TxKind kind(Tx t) {
-        return kind[t.idx()];
+        return KINDS[kind[t.idx()]];
     }
 
     /** New data carrying payload (not a lone FIN). */
     public boolean isNewData(Tx t) {
-        return kind[t.idx()] == TxKind.NEW_DATA && t.p.len > 0;
+        return kind(t) == TxKind.NEW_DATA && t.p.len > 0;
     }
 
     /** Payload no earlier captured packet carried: new data, or the re-send of a copy no sensor saw. */
     public boolean firstCaptured(Tx t) {
-        return t.p.len > 0 && (kind[t.idx()] == TxKind.NEW_DATA || kind[t.idx()] == TxKind.RETRANSMISSION && rtxOf[t.idx()] < 0);
+        return t.p.len > 0 && (kind(t) == TxKind.NEW_DATA || kind(t) == TxKind.RETRANSMISSION && rtxOf(t) < 0);
     }
 
     /** A keep-alive or zero-window probe: it draws an ACK from the peer without carrying new data. */
     public boolean isProbe(Tx t) {
-        return kind[t.idx()] == TxKind.KEEPALIVE || kind[t.idx()] == TxKind.WINDOW_PROBE;
+        return kind(t) == TxKind.KEEPALIVE || kind(t) == TxKind.WINDOW_PROBE;
     }
 
     /** The earlier transmission of the same bytes a re-send repeats, or -1. */
     public int rtxOf(Tx t) {
-        return rtxOf[t.idx()];
+        return rtxOf == null ? -1 : rtxOf[t.idx()];
     }
 
     /**
@@ -79,16 +90,19 @@ public final class SenderMarks {
      * as leaving with {@link #rtxOf}, the first segment above it.
      */
     public int lostWith(Tx t) {
-        return lostWith[t.idx()];
+        return lostWith == null ? -1 : lostWith[t.idx()];
     }
 
     void lostWith(Tx t, int below) {
+        if (lostWith == null) {
+            lostWith = noTransmissions(kind.length);
+        }
         lostWith[t.idx()] = below;
     }
 
     /** How the sender recognised the loss a re-send repairs; null for anything else (a SYN-ACK answering a repeated SYN too). */
     public LossCause lossCause(Tx t) {
-        return lossCause[t.idx()];
+        return lossCause == null ? null : lossCause[t.idx()];
     }
 
     /**
@@ -97,7 +111,7 @@ public final class SenderMarks {
      * recovery are clocked by ACKs and depend on those instead.
      */
     public boolean lossArc(Tx t) {
-        return lossArc[t.idx()];
+        return has(t, LOSS_ARC);
     }
 
     /** The ACK (a transmission of the other direction) whose arrival let this data leave, or -1. */
@@ -107,16 +121,16 @@ public final class SenderMarks {
 
     /** True when the sender sent it beyond the simulated window and the simulation re-synchronised. */
     public boolean outOfWindow(Tx t) {
-        return outOfWindow[t.idx()];
+        return has(t, OUT_OF_WINDOW);
     }
 
     /** An ACK its sender's replay counted as a duplicate (the profile's dup_acks). */
     public boolean duplicateAck(Tx t) {
-        return duplicateAck[t.idx()];
+        return has(t, DUPLICATE_ACK);
     }
 
     void countedDuplicate(Tx t) {
-        duplicateAck[t.idx()] = true;
+        set(t, DUPLICATE_ACK, true);
     }
 
     /**
@@ -124,12 +138,12 @@ public final class SenderMarks {
      * and no sensor saw it arrive. Its estimated arrival delivered nothing.
      */
     public boolean lost(Tx t) {
-        return lost[t.idx()];
+        return has(t, LOST);
     }
 
     /** A re-send that repaired nothing, on evidence (the profile's spurious_retransmissions). */
     public boolean spurious(Tx t) {
-        return spurious[t.idx()];
+        return has(t, SPURIOUS);
     }
 
     /**
@@ -141,8 +155,8 @@ public final class SenderMarks {
     }
 
     void window(Tx t, long cwnd, long ssthresh) {
-        cwndAtSend[t.idx()] = cwnd;
-        ssthreshAtSend[t.idx()] = ssthresh;
+        cwndAtSend[t.idx()] = (int) cwnd;
+        ssthreshAtSend[t.idx()] = (int) ssthresh;
     }
 
     void segmentSize(Direction dir, int mss) {
@@ -150,21 +164,25 @@ public final class SenderMarks {
     }
 
     void countedSpurious(Tx t) {
-        spurious[t.idx()] = true;
+        set(t, SPURIOUS, true);
     }
 
     void kind(Tx t, TxKind k) {
-        kind[t.idx()] = k;
+        kind[t.idx()] = (byte) k.ordinal();
     }
 
     void resent(Tx t, int original, LossCause cause) {
-        kind[t.idx()] = TxKind.RETRANSMISSION;
+        kind(t, TxKind.RETRANSMISSION);
+        if (rtxOf == null) {
+            rtxOf = noTransmissions(kind.length);
+            lossCause = new LossCause[kind.length];
+        }
         rtxOf[t.idx()] = original;
         lossCause[t.idx()] = cause;
     }
 
     void lossArc(Tx t, boolean recognised) {
-        lossArc[t.idx()] = recognised;
+        set(t, LOSS_ARC, recognised);
     }
 
     /**
@@ -185,10 +203,10 @@ public final class SenderMarks {
     }
 
     void sentBeyondWindow(Tx t) {
-        outOfWindow[t.idx()] = true;
+        set(t, OUT_OF_WINDOW, true);
     }
 
     void markLost(Tx t) {
-        lost[t.idx()] = true;
+        set(t, LOST, true);
     }
 }

@@ -16,12 +16,12 @@ public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks m
      * blocks show it was (the handshake not captured).
      */
     public static SenderReplay of(Timeline tl, SequenceSpace space, AnalysisConfig cfg) {
-        Tx[] txs = tl.txs.toArray(new Tx[0]);
-        SenderMarks marks = new SenderMarks(txs.length);
-        boolean sack = space.sackPermitted || anySackBlocks(txs);
-        DirectionStats c2s = new SenderSim(txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, txs, Direction.C2S),
+        Transmissions txs = Transmissions.of(tl.txs);
+        SenderMarks marks = new SenderMarks(tl.txs.size());
+        boolean sack = space.sackPermitted || anySackBlocks(txs.c2s()) || anySackBlocks(txs.s2c());
+        DirectionStats c2s = new SenderSim(txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, txs.c2s()),
                 space.wscaleServer, sack, marks, tl.mode).run();
-        DirectionStats s2c = new SenderSim(txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, txs, Direction.S2C),
+        DirectionStats s2c = new SenderSim(txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, txs.s2c()),
                 space.wscaleClient, sack, marks, tl.mode).run();
         return new SenderReplay(c2s, s2c, marks);
     }

@@ -30,11 +30,13 @@ public final class SenderSim {
     private final boolean departuresEstimated;
     /** How far estimated departures and arrivals may be off against each other (delay jitter, the kernel's reaction). */
     private static final long ESTIMATE_ERROR_US = 200;
+    /** The connection's transmissions, the direction's apart. */
+    private final Transmissions txs;
     /** This sender's departures in time order, and how many of them the replay has taken in so far. */
-    private Tx[] sends;
+    private final Tx[] sends;
     private int sendsTaken;
     /** ACK arrivals in time order, and how many of them the replay has taken in so far. */
-    private Tx[] ackArrivals;
+    private final Tx[] ackArrivals;
     private int acksTaken;
 
     /**
@@ -45,13 +47,17 @@ public final class SenderSim {
      */
     public SenderSim(List<Tx> txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks,
             CaptureMode mode) {
-        this(txs.toArray(new Tx[0]), dir, cfg, mss, rcvWscale, sack, marks, mode);
+        this(Transmissions.of(txs), dir, cfg, mss, rcvWscale, sack, marks, mode);
     }
 
-    SenderSim(Tx[] txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks, CaptureMode mode) {
+    SenderSim(Transmissions txs, Direction dir, AnalysisConfig cfg, int mss, int rcvWscale, boolean sack, SenderMarks marks,
+            CaptureMode mode) {
         this.dir = dir;
+        this.txs = txs;
         this.departuresEstimated = mode.unwatched() == dir.sender();
-        this.s = new SenderState(txs, cfg, mss, marks);
+        this.sends = TxTime.DEPARTURE.sorted(timed(txs.of(dir), TxTime.DEPARTURE, false));
+        this.ackArrivals = TxTime.ARRIVAL.sorted(timed(txs.against(dir), TxTime.ARRIVAL, true));
+        this.s = new SenderState(txs.all(), cfg, mss, marks, sends.length, ackArrivals.length);
         marks.segmentSize(dir, s.mss);
         this.acks = new AckArrivals(s, rcvWscale, sack);
         this.retransmissions = new Retransmissions(s, sack, departuresEstimated ? dir : null);
@@ -60,33 +66,11 @@ public final class SenderSim {
 
     /** Replays the direction once; returns what it counted. */
     public DirectionStats run() {
-        int sendCount = 0;
-        int ackCount = 0;
-        for (Tx t : s.txs) {
-            if (departs(t)) {
-                sendCount++;
-            } else if (ackArrives(t)) {
-                ackCount++;
-            }
-        }
-        sends = new Tx[sendCount];
-        ackArrivals = new Tx[ackCount];
-        sendCount = 0;
-        ackCount = 0;
-        for (Tx t : s.txs) {
-            if (departs(t)) {
-                sends[sendCount++] = t;
-            } else if (ackArrives(t)) {
-                ackArrivals[ackCount++] = t;
-            }
-        }
-        TxTime.DEPARTURE.sort(sends);
-        TxTime.ARRIVAL.sort(ackArrivals);
         long[] earliest = null;
         if (departuresEstimated) {
             earliest = QueueBound.earliestDepartures(sends);
             s.unwatched = true;
-            s.missingBefore = IpIds.missingBefore(sends, s.txs.length);
+            s.missingBefore = IpIds.missingBefore(sends, s.txs.size());
         }
         while (sendsTaken < sends.length || acksTaken < ackArrivals.length) {
             int i = sendsTaken;
@@ -112,20 +96,40 @@ public final class SenderSim {
         long end = Math.max(sends.length == 0 ? NONE : sends[sends.length - 1].dep(),
                 ackArrivals.length == 0 ? NONE : ackArrivals[ackArrivals.length - 1].arr());
         s.windows.finish(end, s.una, s.nxt, !s.scoreboard.isEmpty());
-        s.resends.decide(s.txs, dir, s.marks, s.stats);
-        s.stats.retransmissionsOfCapturedData = CapturedResends.count(s.txs, dir, s.marks);
+        s.resends.decide(txs.against(dir), s.marks, s.stats);
+        s.stats.retransmissionsOfCapturedData = CapturedResends.count(txs.of(dir), s.marks);
         s.stats.srttUs = s.rtt.srtt();
         s.stats.minRttUs = s.rtt.minRtt();
-        s.stats.bytes = SentBytes.unique(s.txs, dir);
+        s.stats.bytes = SentBytes.unique(txs.of(dir));
         return s.stats;
     }
 
-    private boolean departs(Tx t) {
-        return t.direction() == dir && t.dep() != Tx.NONE;
+    /**
+     * The transmissions of one direction whose time is known (ACKs and SYNs only, for
+     * {@code acksOnly}): the array itself when all are, as nearly always.
+     */
+    private static Tx[] timed(Tx[] side, TxTime time, boolean acksOnly) {
+        int n = 0;
+        for (Tx t : side) {
+            if (timed(t, time, acksOnly)) {
+                n++;
+            }
+        }
+        if (n == side.length) {
+            return side;
+        }
+        Tx[] kept = new Tx[n];
+        n = 0;
+        for (Tx t : side) {
+            if (timed(t, time, acksOnly)) {
+                kept[n++] = t;
+            }
+        }
+        return kept;
     }
 
-    private boolean ackArrives(Tx t) {
-        return t.direction() != dir && t.arr() != Tx.NONE && (t.has(TcpFlags.ACK) || t.has(TcpFlags.SYN));
+    private static boolean timed(Tx t, TxTime time, boolean acksOnly) {
+        return time.of(t) != Tx.NONE && (!acksOnly || t.has(TcpFlags.ACK) || t.has(TcpFlags.SYN));
     }
 
     /** Sent x, the last departure taken in: the time to the next one. */
@@ -272,7 +276,7 @@ public final class SenderSim {
         if (!alone || s.missingBefore == null || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
             return false;
         }
-        long allowedAt = Math.max(s.lastNewDataAt, s.txs[liberator].arr());
+        long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());
         LossCause cause = retransmissions.causeOfHidden(t, x.end(), allowedAt);
         long wait = t - allowedAt;
         int timers = cause == LossCause.TAIL_LOSS_PROBE ? (HiddenTimers.probeFits(wait, s.rtt.srtt()) ? 1 : 0) : HiddenTimers.expiries(wait, s.rtt.rto());
@@ -292,11 +296,11 @@ public final class SenderSim {
     private void lostCopyLeftWith(Tx x) {
         int below = s.sent.previousTransmission(x.seq() - 1);
         int above = s.marks.rtxOf(x);
-        if (below < 0 || above < 0 || s.txs[below].dep() > s.txs[above].dep()) {
+        if (below < 0 || above < 0 || s.txs.get(below).dep() > s.txs.get(above).dep()) {
             return;
         }
         int allowedBy = s.liberations.liberatorFor(x.end(), -1);
-        if (allowedBy >= 0 && s.txs[allowedBy].arr() != Tx.NONE && s.txs[allowedBy].arr() <= s.txs[below].dep()) {
+        if (allowedBy >= 0 && s.txs.get(allowedBy).arr() != Tx.NONE && s.txs.get(allowedBy).arr() <= s.txs.get(below).dep()) {
             s.marks.lostWith(x, below);
         }
     }

@@ -3,6 +3,7 @@ package dev.critpath.core.analysis.sender;
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.align.Tx;
+import java.util.List;
 
 /**
  * One direction's sender as the simulation knows it at the current event: its sequence state,
@@ -12,7 +13,7 @@ import dev.critpath.core.analysis.align.Tx;
 final class SenderState {
     static final long NONE = Long.MIN_VALUE;
 
-    final Tx[] txs;
+    final List<Tx> txs;
     final AnalysisConfig cfg;
     final int mss;
     final DirectionStats stats = new DirectionStats();
@@ -20,9 +21,9 @@ final class SenderState {
     final CongestionControl cc;
     final RttEstimator rtt;
     final Scoreboard scoreboard = new Scoreboard();
-    final SentHistory sent = new SentHistory();
+    final SentHistory sent;
     /** After each ACK (or window change), the highest sequence the window allowed. */
-    final LiberationHistory liberations = new LiberationHistory();
+    final LiberationHistory liberations;
     final WindowAccounting windows;
 
     boolean established;
@@ -59,7 +60,11 @@ final class SenderState {
     /** The re-sends, judged spurious or not once every ACK has been seen. */
     final SpuriousResends resends = new SpuriousResends();
 
-    SenderState(Tx[] txs, AnalysisConfig cfg, int mss, SenderMarks marks) {
+    /**
+     * @param sends how many transmissions the sender sent
+     * @param acks  how many ACKs it took in
+     */
+    SenderState(List<Tx> txs, AnalysisConfig cfg, int mss, SenderMarks marks, int sends, int acks) {
         this.txs = txs;
         this.cfg = cfg;
         this.mss = Math.max(mss, 1);
@@ -67,6 +72,8 @@ final class SenderState {
         this.cc = new CongestionControl(cfg, stats);
         this.rtt = new RttEstimator(cfg.rtoMinUs);
         this.windows = new WindowAccounting(stats, this.mss);
+        this.sent = new SentHistory(sends);
+        this.liberations = new LiberationHistory(acks + 1);
     }
 
     /** Highest sequence number the windows allow right now. */

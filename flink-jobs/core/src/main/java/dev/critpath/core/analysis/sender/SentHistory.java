@@ -2,20 +2,21 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
-import java.util.Arrays;
 
 /** Every transmission carrying sequence space (and each pure ACK that revealed unseen data), in departure order: what a re-send repeats, and whether "old" bytes are a reordered original. */
 final class SentHistory {
     /** Earlier transmissions searched for the one a re-send repeats (re-sends are rare, so a bounded scan back is cheap). */
     private static final int SCAN_LIMIT = 65_536;
 
-    private Tx[] sent = new Tx[16];
+    private final Tx[] sent;
     private int count;
 
+    /** @param sends how many transmissions the sender sent: each is added once at most */
+    SentHistory(int sends) {
+        sent = new Tx[sends];
+    }
+
     void add(Tx t) {
-        if (count == sent.length) {
-            sent = Arrays.copyOf(sent, count * 2);
-        }
         sent[count++] = t;
     }
 

@@ -1,6 +1,5 @@
 package dev.critpath.core.analysis.sender;
 
-import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
@@ -35,28 +34,29 @@ final class SpuriousResends {
     }
 
     /** Judges every re-send of {@code dir}: counts the spurious ones and marks the copies lost. */
-    void decide(Tx[] txs, Direction dir, SenderMarks marks, DirectionStats stats) {
+    /** @param peers the transmissions of the other direction */
+    void decide(Tx[] peers, SenderMarks marks, DirectionStats stats) {
         if (resends.isEmpty()) {
             return;
         }
         int ackCount = 0;
-        for (Tx t : txs) {
-            if (acknowledges(t, dir)) {
+        for (Tx t : peers) {
+            if (acknowledges(t)) {
                 ackCount++;
             }
         }
         Tx[] acks = new Tx[ackCount];
         List<Tx> dsacks = new ArrayList<>();
         ackCount = 0;
-        for (Tx t : txs) {
-            if (acknowledges(t, dir)) {
+        for (Tx t : peers) {
+            if (acknowledges(t)) {
                 acks[ackCount++] = t;
                 if (dsack(t) != null) {
                     dsacks.add(t);
                 }
             }
         }
-        TxTime.DEPARTURE.sort(acks);
+        acks = TxTime.DEPARTURE.sorted(acks);
         boolean[] spurious = new boolean[resends.size()];
         for (Tx d : dsacks) {
             int reported = latestReportedBy(d);
@@ -76,9 +76,9 @@ final class SpuriousResends {
         }
     }
 
-    /** An ACK of the peer's that left it, for {@code dir}'s sender. */
-    private static boolean acknowledges(Tx t, Direction dir) {
-        return t.direction() != dir && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE;
+    /** An ACK of the peer's that left it. */
+    private static boolean acknowledges(Tx t) {
+        return t.has(TcpFlags.ACK) && t.dep() != Tx.NONE;
     }
 
     /** The first SACK block when it reports a duplicate (below the cumulative ACK, or inside the second block), else null. */

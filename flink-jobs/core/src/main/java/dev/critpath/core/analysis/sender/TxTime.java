@@ -18,13 +18,18 @@ enum TxTime {
         };
     }
 
-    /** Sorts by this time, stable, unless in order already (nearly always): that check makes no call it cannot inline. */
-    void sort(Tx[] txs) {
+    /**
+     * The transmissions by this time, stable: the array itself when in order already (nearly
+     * always; a check that makes no call it cannot inline), else a sorted copy.
+     */
+    Tx[] sorted(Tx[] txs) {
         for (int k = 1; k < txs.length; k++) {
             if (of(txs[k]) < of(txs[k - 1])) {
-                InOrder.sortBy(Arrays.asList(txs), this::of);
-                return;
+                Tx[] copy = txs.clone();
+                InOrder.sortBy(Arrays.asList(copy), this::of);
+                return copy;
             }
         }
+        return txs;
     }
 }

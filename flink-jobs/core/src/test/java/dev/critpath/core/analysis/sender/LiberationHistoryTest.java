@@ -11,7 +11,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class LiberationHistoryTest {
     /** ACK #10 opened the window to 3000, #11 to 5000, #12 (a dup) kept 5000, then the timer (-1) shrank it to 2000 and #13 opened 9000. */
     private static LiberationHistory history() {
-        LiberationHistory h = new LiberationHistory();
+        LiberationHistory h = new LiberationHistory(4);
         h.record(10, 3000, true);
         h.record(11, 5000, false);
         h.record(12, 5000, false);
@@ -33,7 +33,7 @@ class LiberationHistoryTest {
 
     @Test
     void withoutAShrinkTheFirstEventToAllowItStillLiberatesIt() {
-        LiberationHistory h = new LiberationHistory();
+        LiberationHistory h = new LiberationHistory(4);
         h.record(10, 3000, true);
         h.record(11, 5000, false);
         h.record(12, 5000, false);
@@ -49,7 +49,7 @@ class LiberationHistoryTest {
 
     @Test
     void scansBackNoFurtherThanItsLimit() {
-        LiberationHistory h = new LiberationHistory();
+        LiberationHistory h = new LiberationHistory(4);
         h.record(1, 1_000_000, true);
         for (int i = 0; i < LiberationHistory.SCAN_LIMIT; i++) {
             h.record(100 + i, 1_000_000, false);
