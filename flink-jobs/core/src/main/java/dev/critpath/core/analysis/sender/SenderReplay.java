@@ -19,11 +19,25 @@ public record SenderReplay(DirectionStats c2s, DirectionStats s2c, SenderMarks m
         Transmissions txs = Transmissions.of(tl.txs);
         SenderMarks marks = new SenderMarks(tl.txs.size());
         boolean sack = space.sackPermitted || anySackBlocks(txs.c2s()) || anySackBlocks(txs.s2c());
-        DirectionStats c2s = new SenderSim(txs, Direction.C2S, cfg, SentBytes.segmentSize(space.smssC2s, txs.c2s()),
+        DirectionStats c2s = new SenderSim(txs, Direction.C2S, cfg, segmentSize(space.smssC2s, txs.c2s()),
                 space.wscaleServer, sack, marks, tl.mode).run();
-        DirectionStats s2c = new SenderSim(txs, Direction.S2C, cfg, SentBytes.segmentSize(space.smssS2c, txs.s2c()),
+        DirectionStats s2c = new SenderSim(txs, Direction.S2C, cfg, segmentSize(space.smssS2c, txs.s2c()),
                 space.wscaleClient, sack, marks, tl.mode).run();
         return new SenderReplay(c2s, s2c, marks);
+    }
+
+    /** The sender's segment size: MSS option minus timestamps, else the largest segment seen. */
+    private static int segmentSize(int fromOptions, Tx[] sent) {
+        if (fromOptions > 0) {
+            return fromOptions;
+        }
+        int max = 0;
+        for (Tx t : sent) {
+            if (!t.p.offloadPiece) {
+                max = Math.max(max, t.p.len);
+            }
+        }
+        return max > 0 ? max : 1460;
     }
 
     private static boolean anySackBlocks(Tx[] txs) {

@@ -97,10 +97,9 @@ public final class SenderSim {
                 ackArrivals.length == 0 ? NONE : ackArrivals[ackArrivals.length - 1].arr());
         s.windows.finish(end, s.una, s.nxt, !s.scoreboard.isEmpty());
         s.resends.decide(txs.against(dir), s.marks, s.stats);
-        s.stats.retransmissionsOfCapturedData = CapturedResends.count(txs.of(dir), s.marks);
+        CaptureCounts.count(txs.of(dir), s.marks, s.stats);
         s.stats.srttUs = s.rtt.srtt();
         s.stats.minRttUs = s.rtt.minRtt();
-        s.stats.bytes = SentBytes.unique(txs.of(dir));
         return s.stats;
     }
 

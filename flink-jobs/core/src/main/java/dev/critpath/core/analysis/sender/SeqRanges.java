@@ -19,6 +19,11 @@ final class SeqRanges {
     }
 
     void add(long start, long end) {
+        int last = count - 1;
+        if (last >= 0 && starts[last] <= start && start <= ends[last]) { // the common case: it extends the last range
+            ends[last] = Math.max(ends[last], end);
+            return;
+        }
         int first = lastStartingAtOrBelow(start);
         if (first >= 0 && ends[first] >= start) {
             start = starts[first];

@@ -8,19 +8,18 @@ import java.util.List;
 record Transmissions(List<Tx> all, Tx[] c2s, Tx[] s2c) {
 
     static Transmissions of(List<Tx> txs) {
+        Tx[] all = txs.toArray(new Tx[txs.size()]);
         int c2sCount = 0;
-        for (int k = 0; k < txs.size(); k++) {
-            Tx t = txs.get(k);
+        for (Tx t : all) {
             if (t.c2s()) {
                 c2sCount++;
             }
         }
         Tx[] c2s = new Tx[c2sCount];
-        Tx[] s2c = new Tx[txs.size() - c2sCount];
+        Tx[] s2c = new Tx[all.length - c2sCount];
         int i = 0;
         int j = 0;
-        for (int k = 0; k < txs.size(); k++) {
-            Tx t = txs.get(k);
+        for (Tx t : all) {
             if (t.c2s()) {
                 c2s[i++] = t;
             } else {
