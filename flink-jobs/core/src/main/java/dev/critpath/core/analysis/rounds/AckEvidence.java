@@ -5,9 +5,7 @@ import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 
 /**
  * With one capture, which local packet each reply of the unwatched end answers, told by what the
@@ -39,17 +37,27 @@ final class AckEvidence {
         return trigger[reply.idx()];
     }
 
-    static AckEvidence of(List<Tx> txs, Endpoint unwatched, SenderMarks marks) {
-        int[] trigger = new int[txs.size()];
+    static AckEvidence of(Tx[] txs, Endpoint unwatched, SenderMarks marks) {
+        int[] trigger = new int[txs.length];
         Arrays.fill(trigger, Rounds.NO_NODE);
-        List<Tx> arrivals = new ArrayList<>();
-        List<Tx> replies = new ArrayList<>();
+        int arrivalCount = 0;
+        int replyCount = 0;
         for (Tx t : txs) {
-            boolean fromRemote = t.direction().sender() == unwatched;
-            if (!fromRemote && (t.p.carriesSeqSpace() || marks.isProbe(t)) && t.arr() != Tx.NONE && !marks.lost(t)) {
-                arrivals.add(t);
-            } else if (fromRemote && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE) {
-                replies.add(t);
+            if (arrived(t, unwatched, marks)) {
+                arrivalCount++;
+            } else if (reply(t, unwatched)) {
+                replyCount++;
+            }
+        }
+        Tx[] arrivals = new Tx[arrivalCount];
+        Tx[] replies = new Tx[replyCount];
+        arrivalCount = 0;
+        replyCount = 0;
+        for (Tx t : txs) {
+            if (arrived(t, unwatched, marks)) {
+                arrivals[arrivalCount++] = t;
+            } else if (reply(t, unwatched)) {
+                replies[replyCount++] = t;
             }
         }
         InOrder.sortBy(arrivals, Tx::arr);
@@ -59,7 +67,7 @@ final class AckEvidence {
         int advancedAt = 0;
         int duplicates = 0;
         for (Tx reply : replies) {
-            while (arrived < arrivals.size() && arrivals.get(arrived).arr() <= reply.dep()) {
+            while (arrived < arrivals.length && arrivals[arrived].arr() <= reply.dep()) {
                 arrived++;
             }
             long ack = reply.p.ack;
@@ -84,19 +92,29 @@ final class AckEvidence {
         return new AckEvidence(trigger);
     }
 
+    /** A local copy carrying sequence space (or a probe) that reached the unwatched end. */
+    private static boolean arrived(Tx t, Endpoint unwatched, SenderMarks marks) {
+        return t.c2s() != (unwatched == Endpoint.CLIENT) && (t.p.carriesSeqSpace() || marks.isProbe(t)) && t.arr() != Tx.NONE && !marks.lost(t);
+    }
+
+    /** An ACK the unwatched end sent. */
+    private static boolean reply(Tx t, Endpoint unwatched) {
+        return t.c2s() == (unwatched == Endpoint.CLIENT) && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE;
+    }
+
     /** The latest of the first {@code arrived} copies carrying only bytes below {@code ack}. */
-    private static Tx latestBelow(List<Tx> arrivals, int arrived, long ack) {
+    private static Tx latestBelow(Tx[] arrivals, int arrived, long ack) {
         for (int i = arrived - 1; i >= 0 && i >= arrived - SCAN_LIMIT; i--) {
-            if (arrivals.get(i).end() <= ack) {
-                return arrivals.get(i);
+            if (arrivals[i].end() <= ack) {
+                return arrivals[i];
             }
         }
         return null;
     }
 
-    private static Tx latestWithin(List<Tx> arrivals, int arrived, long from, long to) {
+    private static Tx latestWithin(Tx[] arrivals, int arrived, long from, long to) {
         for (int i = arrived - 1; i >= 0 && i >= arrived - SCAN_LIMIT; i--) {
-            Tx t = arrivals.get(i);
+            Tx t = arrivals[i];
             if (t.seq() >= from && t.end() <= to) {
                 return t;
             }
@@ -105,11 +123,11 @@ final class AckEvidence {
     }
 
     /** The n-th copy above the hole at {@code ack} to arrive since the ACK last advanced. */
-    private static Tx nthAbove(List<Tx> arrivals, int from, int arrived, long ack, int n) {
+    private static Tx nthAbove(Tx[] arrivals, int from, int arrived, long ack, int n) {
         int seen = 0;
         for (int i = from; i < arrived && i < from + SCAN_LIMIT; i++) {
-            if (arrivals.get(i).seq() > ack && ++seen == n) {
-                return arrivals.get(i);
+            if (arrivals[i].seq() > ack && ++seen == n) {
+                return arrivals[i];
             }
         }
         return null;

@@ -29,10 +29,15 @@ import java.util.List;
 public final class Rounds {
     public static final int NO_NODE = -1;
 
-    private final List<Tx> txs;
+    /** Arc kinds by ordinal; a byte per node where a reference would take four. */
+    private static final PathArc.Kind[] KINDS = PathArc.Kind.values();
+    private static final byte NO_KIND = -1;
+
+    private final Tx[] txs;
     private final SenderMarks marks;
     private final int[] parent;
-    private final PathArc.Kind[] arcKind;
+    /** Each node's arc kind as its ordinal, or NO_KIND. */
+    private final byte[] arcKind;
     private final int[] clientEvents;
     private final long[] deliveredAt;
     /** With one capture, what the unwatched end's replies answer; null with two. */
@@ -40,14 +45,15 @@ public final class Rounds {
     private final Endpoint unwatched;
 
     private Rounds(Timeline tl, SenderMarks marks) {
-        this.txs = tl.txs;
+        this.txs = tl.txs.toArray(new Tx[0]);
         this.marks = marks;
         unwatched = tl.mode.unwatched();
         answers = unwatched == null ? null : AckEvidence.of(txs, unwatched, marks);
-        parent = new int[2 * txs.size()];
-        arcKind = new PathArc.Kind[2 * txs.size()];
+        parent = new int[2 * txs.length];
+        arcKind = new byte[2 * txs.length];
         Arrays.fill(parent, NO_NODE);
-        deliveredAt = new long[txs.size()];
+        Arrays.fill(arcKind, NO_KIND);
+        deliveredAt = new long[txs.length];
         Arrays.fill(deliveredAt, Tx.NONE);
         clientEvents = eventsAt(Endpoint.CLIENT);
         linkEndpoint(clientEvents);
@@ -78,16 +84,21 @@ public final class Rounds {
 
     /** What kind of wait the arc from {@link #parent} to this event is. */
     public PathArc.Kind arcKind(int node) {
-        return arcKind[node];
+        return arcKind[node] == NO_KIND ? null : KINDS[arcKind[node]];
     }
 
-    /** The client's events in time order: its first and last are the connection as the client saw it. */
-    public int[] clientEvents() {
-        return clientEvents.clone();
+    /** The client's first event in time order (the connection as the client saw it starts there), or NO_NODE. */
+    public int firstClientEvent() {
+        return clientEvents.length == 0 ? NO_NODE : clientEvents[0];
+    }
+
+    /** The client's last event in time order, or NO_NODE. */
+    public int lastClientEvent() {
+        return clientEvents.length == 0 ? NO_NODE : clientEvents[clientEvents.length - 1];
     }
 
     public Tx tx(int node) {
-        return txs.get(node >> 1);
+        return txs[node >> 1];
     }
 
     /**
@@ -121,26 +132,40 @@ public final class Rounds {
 
     /**
      * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
-     * then by node. A lost copy's estimated arrival is no event: it never arrived. Sorted as packed primitive keys (time since the first event, arrival bit,
-     * node) where they fit, which is every connection the job caps; otherwise as triples.
+     * then by node. A lost copy's estimated arrival is no event: it never arrived. Nearly always
+     * the timeline's order already; otherwise sorted as packed primitive keys (time since the
+     * first event, arrival bit, node) where they fit, which is every connection the job caps, or
+     * as triples.
      */
     private int[] eventsAt(Endpoint endpoint) {
         int n = 0;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
+        boolean inOrder = true;
+        boolean lastSentHere = false;
         for (Tx t : txs) {
             long at = at(t, endpoint);
             if (at != Tx.NONE) {
+                boolean sentHere = sentBy(t, endpoint);
+                // nodes grow with the timeline's order: only time, then the arrival bit, can be out of order
+                inOrder &= n == 0 || at > last || at == last && (sentHere || !lastSentHere);
                 n++;
                 first = Math.min(first, at);
                 last = Math.max(last, at);
+                lastSentHere = sentHere;
             }
         }
         int[] out = new int[n];
-        if (n == 0) {
+        if (inOrder) {
+            int i = 0;
+            for (Tx t : txs) {
+                if (at(t, endpoint) != Tx.NONE) {
+                    out[i++] = sentBy(t, endpoint) ? dep(t.idx()) : arr(t.idx());
+                }
+            }
             return out;
         }
-        int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
+        int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.length));
         int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
         if (timeBits + 1 + nodeBits > 63) {
             return eventsAtUnpacked(endpoint);
@@ -148,7 +173,7 @@ public final class Rounds {
         long[] keys = new long[n];
         int i = 0;
         for (Tx t : txs) {
-            boolean sentHere = t.direction().sender() == endpoint;
+            boolean sentHere = sentBy(t, endpoint);
             long at = at(t, endpoint);
             if (at != Tx.NONE) {
                 int node = sentHere ? dep(t.idx()) : arr(t.idx());
@@ -166,7 +191,7 @@ public final class Rounds {
     private int[] eventsAtUnpacked(Endpoint endpoint) {
         List<long[]> ev = new ArrayList<>();
         for (Tx t : txs) {
-            boolean sentHere = t.direction().sender() == endpoint;
+            boolean sentHere = sentBy(t, endpoint);
             long at = at(t, endpoint);
             if (at != Tx.NONE) {
                 ev.add(new long[] {at, sentHere ? 1 : 0, sentHere ? dep(t.idx()) : arr(t.idx())});
@@ -182,10 +207,14 @@ public final class Rounds {
 
     /** When t's event at this endpoint happened (its departure or its arrival), or NONE: not seen, or a lost copy's arrival. */
     private long at(Tx t, Endpoint endpoint) {
-        if (t.direction().sender() == endpoint) {
+        if (sentBy(t, endpoint)) {
             return t.dep();
         }
         return marks.lost(t) ? Tx.NONE : t.arr();
+    }
+
+    private static boolean sentBy(Tx t, Endpoint endpoint) {
+        return t.c2s() == (endpoint == Endpoint.CLIENT);
     }
 
     private void linkEndpoint(int[] events) {
@@ -228,7 +257,7 @@ public final class Rounds {
     private void linkDeparture(int node, Tx t, int lastEvent, int lastPeerSeqArr, int turnTrigger) {
         long at = t.dep();
         int rtxOf = marks.rtxOf(t);
-        if (marks.lossArc(t) && rtxOf >= 0 && txs.get(rtxOf).dep() != Tx.NONE && txs.get(rtxOf).dep() <= at) {
+        if (marks.lossArc(t) && rtxOf >= 0 && txs[rtxOf].dep() != Tx.NONE && txs[rtxOf].dep() <= at) {
             int lostWith = marks.lostWith(t);
             link(node, dep(lostWith >= 0 ? lostWith : rtxOf), PathArc.Kind.LOSS);
             return;
@@ -238,7 +267,7 @@ public final class Rounds {
         }
         int chosen;
         int liberator = marks.liberator(t);
-        int window = liberator >= 0 && txs.get(liberator).arr() != Tx.NONE && txs.get(liberator).arr() <= at ? arr(liberator) : NO_NODE;
+        int window = liberator >= 0 && txs[liberator].arr() != Tx.NONE && txs[liberator].arr() <= at ? arr(liberator) : NO_NODE;
         if (marks.lossArc(t) && rtxOf < 0 && window != NO_NODE) {
             link(node, window, PathArc.Kind.LOSS); // no earlier copy captured: the timer ran from when the window let it go
             return;
@@ -261,7 +290,7 @@ public final class Rounds {
      * names (times there are estimates); otherwise {@code byTime}, the latest before it.
      */
     private int answered(Tx t, int byTime) {
-        if (answers == null || t.direction().sender() != unwatched) {
+        if (answers == null || !sentBy(t, unwatched)) {
             return byTime;
         }
         int trigger = answers.triggerOf(t);
@@ -284,6 +313,6 @@ public final class Rounds {
             return;
         }
         parent[node] = from;
-        arcKind[node] = kind;
+        arcKind[node] = (byte) kind.ordinal();
     }
 }
