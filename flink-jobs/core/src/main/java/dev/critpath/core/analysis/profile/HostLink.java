@@ -1,11 +1,8 @@
 package dev.critpath.core.analysis.profile;
 
 import dev.critpath.core.analysis.Endpoint;
-import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * One host's own link, as the capture next to it shows it: the rate at which bursts leave (packet
@@ -19,24 +16,22 @@ final class HostLink {
 
     /** Payload bytes per µs, or {@link PacketPairs#UNKNOWN}. */
     final double rate;
-    private final List<Tx> departures;
-    /** Per transmission, its place among the departures, or -1. */
-    private final int[] place;
+    /** The host's data departures a capture saw, in departure order. */
+    private final Tx[] departures;
 
-    private HostLink(double rate, List<Tx> departures, int transmissions) {
+    private HostLink(double rate, Tx[] departures) {
         this.rate = rate;
         this.departures = departures;
-        this.place = new int[transmissions];
-        Arrays.fill(place, -1);
-        for (int i = 0; i < departures.size(); i++) {
-            place[departures.get(i).idx()] = i;
-        }
     }
 
-    /** The link of the host at this end, from the data it sent; its rate is unknown when no capture saw its departures. */
-    static HostLink of(Timeline tl, Endpoint host, SenderMarks marks) {
-        List<Tx> departures = PacketPairs.departures(tl, host.sends());
-        return new HostLink(PacketPairs.sendingRate(departures, marks), departures, tl.txs.size());
+    /**
+     * The link of the host at this end, from the data it sent ({@code dataByDep}: every data
+     * transmission with a departure, in departure order); its rate is unknown when no capture saw
+     * its departures.
+     */
+    static HostLink of(Tx[] dataByDep, Endpoint host, SenderMarks marks) {
+        Tx[] departures = PacketPairs.departures(dataByDep, host.sends());
+        return new HostLink(PacketPairs.sendingRate(departures, marks), departures);
     }
 
     /** A rate in payload bytes per µs as Mbit/s; unknown stays negative. */
@@ -49,19 +44,39 @@ final class HostLink {
      * the packets just before it: back to back at the link's rate, after {@code fromUs}.
      */
     long serialisingBefore(Tx t, long fromUs) {
-        int i = t.idx() < place.length ? place[t.idx()] : -1;
-        if (rate <= 0 || i < 0) {
+        int i = rate <= 0 ? -1 : place(t);
+        if (i < 0) {
             return 0;
         }
         long start = t.dep();
         for (int k = i; k > 0 && start > fromUs; k--) {
-            Tx cur = departures.get(k);
-            Tx prev = departures.get(k - 1);
+            Tx cur = departures[k];
+            Tx prev = departures[k - 1];
             if (cur.dep() - prev.dep() > cur.p.len / rate * BACK_TO_BACK + STAMP_SLACK_US) {
                 break;
             }
             start = prev.dep();
         }
         return t.dep() - Math.max(start, fromUs);
+    }
+
+    /** Where t is among the departures (found by its time), or -1. */
+    private int place(Tx t) {
+        int lo = 0;
+        int hi = departures.length;
+        while (lo < hi) { // the first departure no earlier than t's
+            int mid = (lo + hi) >>> 1;
+            if (departures[mid].dep() < t.dep()) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        for (int i = lo; i < departures.length && departures[i].dep() == t.dep(); i++) {
+            if (departures[i] == t) {
+                return i;
+            }
+        }
+        return -1;
     }
 }
