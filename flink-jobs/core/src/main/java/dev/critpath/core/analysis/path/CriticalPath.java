@@ -62,6 +62,11 @@ public final class CriticalPath {
         return rounds.tx(node);
     }
 
+    /** See {@link Rounds#transmissions}. */
+    public Tx[] transmissions() {
+        return rounds.transmissions();
+    }
+
     public Endpoint endpointOf(int node) {
         return rounds.endpointOf(node);
     }

@@ -1,11 +1,8 @@
 package dev.critpath.core.analysis.rounds;
 
-import dev.critpath.core.analysis.Endpoint;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.event.TcpFlags;
-import java.util.Arrays;
 
 /**
  * With one capture, which local packet each reply of the unwatched end answers, told by what the
@@ -26,90 +23,105 @@ final class AckEvidence {
     /** Arrived copies scanned back per reply at most: a window's worth of flight. */
     private static final int SCAN_LIMIT = 4096;
 
-    private final int[] trigger;
+    private final Tx[] txs;
+    private final SenderMarks marks;
+    /** The local copies that arrived so far, in time order. */
+    private final Tx[] arrivals;
+    private int arrived;
+    private final LowEnds lowEnds;
+    private long highestAck = Long.MIN_VALUE;
+    /** How many copies had arrived when the ACK last advanced, and the duplicates since. */
+    private int advancedAt;
+    private int duplicates;
 
-    private AckEvidence(int[] trigger) {
-        this.trigger = trigger;
+    /** @param events the unwatched end's events in time order (see {@link Rounds}): the copies arriving there and its replies */
+    AckEvidence(Tx[] txs, int[] events, SenderMarks marks) {
+        this.txs = txs;
+        this.marks = marks;
+        int arrivalNodes = 0;
+        for (int node : events) {
+            arrivalNodes += Rounds.isArrival(node) ? 1 : 0;
+        }
+        arrivals = new Tx[arrivalNodes];
+        lowEnds = new LowEnds(arrivals);
     }
 
-    /** The local transmission a departure of the unwatched end answers, or {@link Rounds#NO_NODE} when its ACK tells nothing. */
-    int triggerOf(Tx reply) {
-        return trigger[reply.idx()];
+    /**
+     * The unwatched end's next event, in time order: for a reply, the local transmission it
+     * answers; {@link Rounds#NO_NODE} for an arrival, or when the reply's ACK tells nothing.
+     */
+    int next(int node) {
+        Tx t = txs[node >> 1];
+        if (Rounds.isArrival(node)) {
+            if (t.p.carriesSeqSpace() || marks.isProbe(t)) {
+                arrivals[arrived] = t;
+                lowEnds.arrived(arrived++);
+            }
+            return Rounds.NO_NODE;
+        }
+        if (!t.has(TcpFlags.ACK)) {
+            return Rounds.NO_NODE;
+        }
+        long ack = t.p.ack;
+        long[] sack = t.p.sack;
+        Tx answered;
+        if (ack > highestAck || t.p.len > 0 || !marks.duplicateAck(t)) {
+            answered = lowEnds.latestBelow(arrived, ack);
+            if (ack > highestAck) {
+                highestAck = ack;
+                advancedAt = arrived;
+                duplicates = 0;
+            }
+        } else if (sack != null && sack.length >= 2) {
+            answered = latestWithin(arrivals, arrived, sack[0], sack[1]);
+        } else {
+            answered = nthAbove(arrivals, advancedAt, arrived, ack, ++duplicates);
+        }
+        return answered == null ? Rounds.NO_NODE : answered.idx();
     }
 
-    static AckEvidence of(Tx[] txs, Endpoint unwatched, SenderMarks marks) {
-        int[] trigger = new int[txs.length];
-        Arrays.fill(trigger, Rounds.NO_NODE);
-        int arrivalCount = 0;
-        int replyCount = 0;
-        for (Tx t : txs) {
-            if (arrived(t, unwatched, marks)) {
-                arrivalCount++;
-            } else if (reply(t, unwatched)) {
-                replyCount++;
-            }
+    /**
+     * The arrived copies that end below every copy arrived after them, oldest first (so their ends
+     * grow): the latest copy below an ACK is always one of them, found by binary search instead of
+     * a scan back over the copies above it (a window's worth when the receiver's ACKs lag).
+     */
+    private static final class LowEnds {
+        private final Tx[] arrivals;
+        /** Places among the arrivals, and the ends of those copies. */
+        private final int[] low;
+        private final long[] lowEnd;
+        private int size;
+
+        LowEnds(Tx[] arrivals) {
+            this.arrivals = arrivals;
+            this.low = new int[arrivals.length];
+            this.lowEnd = new long[arrivals.length];
         }
-        Tx[] arrivals = new Tx[arrivalCount];
-        Tx[] replies = new Tx[replyCount];
-        arrivalCount = 0;
-        replyCount = 0;
-        for (Tx t : txs) {
-            if (arrived(t, unwatched, marks)) {
-                arrivals[arrivalCount++] = t;
-            } else if (reply(t, unwatched)) {
-                replies[replyCount++] = t;
+
+        /** The copy at this place has arrived, after every one before it. */
+        void arrived(int place) {
+            long end = arrivals[place].end();
+            while (size > 0 && lowEnd[size - 1] >= end) {
+                size--;
             }
+            low[size] = place;
+            lowEnd[size++] = end;
         }
-        InOrder.sortBy(arrivals, Tx::arr);
-        InOrder.sortBy(replies, Tx::dep);
-        int arrived = 0;
-        long highestAck = Long.MIN_VALUE;
-        int advancedAt = 0;
-        int duplicates = 0;
-        for (Tx reply : replies) {
-            while (arrived < arrivals.length && arrivals[arrived].arr() <= reply.dep()) {
-                arrived++;
-            }
-            long ack = reply.p.ack;
-            long[] sack = reply.p.sack;
-            Tx answered;
-            if (ack > highestAck || reply.p.len > 0 || !marks.duplicateAck(reply)) {
-                answered = latestBelow(arrivals, arrived, ack);
-                if (ack > highestAck) {
-                    highestAck = ack;
-                    advancedAt = arrived;
-                    duplicates = 0;
+
+        /** The latest of the first {@code arrived} copies carrying only bytes below {@code ack}, if among the last SCAN_LIMIT of them. */
+        Tx latestBelow(int arrived, long ack) {
+            int lo = 0;
+            int hi = size;
+            while (lo < hi) { // the first ending above ack
+                int mid = (lo + hi) >>> 1;
+                if (lowEnd[mid] <= ack) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
                 }
-            } else if (sack != null && sack.length >= 2) {
-                answered = latestWithin(arrivals, arrived, sack[0], sack[1]);
-            } else {
-                answered = nthAbove(arrivals, advancedAt, arrived, ack, ++duplicates);
             }
-            if (answered != null) {
-                trigger[reply.idx()] = answered.idx();
-            }
+            return lo > 0 && low[lo - 1] >= arrived - SCAN_LIMIT ? arrivals[low[lo - 1]] : null;
         }
-        return new AckEvidence(trigger);
-    }
-
-    /** A local copy carrying sequence space (or a probe) that reached the unwatched end. */
-    private static boolean arrived(Tx t, Endpoint unwatched, SenderMarks marks) {
-        return t.c2s() != (unwatched == Endpoint.CLIENT) && (t.p.carriesSeqSpace() || marks.isProbe(t)) && t.arr() != Tx.NONE && !marks.lost(t);
-    }
-
-    /** An ACK the unwatched end sent. */
-    private static boolean reply(Tx t, Endpoint unwatched) {
-        return t.c2s() == (unwatched == Endpoint.CLIENT) && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE;
-    }
-
-    /** The latest of the first {@code arrived} copies carrying only bytes below {@code ack}. */
-    private static Tx latestBelow(Tx[] arrivals, int arrived, long ack) {
-        for (int i = arrived - 1; i >= 0 && i >= arrived - SCAN_LIMIT; i--) {
-            if (arrivals[i].end() <= ack) {
-                return arrivals[i];
-            }
-        }
-        return null;
     }
 
     private static Tx latestWithin(Tx[] arrivals, int arrived, long from, long to) {

@@ -29,35 +29,32 @@ import java.util.List;
 public final class Rounds {
     public static final int NO_NODE = -1;
 
-    /** Arc kinds by ordinal; a byte per node where a reference would take four. */
     private static final PathArc.Kind[] KINDS = PathArc.Kind.values();
-    private static final byte NO_KIND = -1;
+    /** Bits of a link that hold the arc's kind (its ordinal), below the parent node. */
+    private static final int KIND_BITS = 32 - Integer.numberOfLeadingZeros(KINDS.length - 1);
 
     private final Tx[] txs;
     private final SenderMarks marks;
-    private final int[] parent;
-    /** Each node's arc kind as its ordinal, or NO_KIND. */
-    private final byte[] arcKind;
+    /** Each node's link: its parent node, shifted, with the arc's kind; NO_NODE when it has none. */
+    private final int[] links;
     private final int[] clientEvents;
-    private final long[] deliveredAt;
-    /** With one capture, what the unwatched end's replies answer; null with two. */
-    private final AckEvidence answers;
-    private final Endpoint unwatched;
+    /** Per transmission, the one whose arrival made its bytes deliverable in order (itself, or the hole's fill), or -1. */
+    private final int[] deliveredBy;
 
     private Rounds(Timeline tl, SenderMarks marks) {
         this.txs = tl.txs.toArray(new Tx[0]);
         this.marks = marks;
-        unwatched = tl.mode.unwatched();
-        answers = unwatched == null ? null : AckEvidence.of(txs, unwatched, marks);
-        parent = new int[2 * txs.length];
-        arcKind = new byte[2 * txs.length];
-        Arrays.fill(parent, NO_NODE);
-        Arrays.fill(arcKind, NO_KIND);
-        deliveredAt = new long[txs.length];
-        Arrays.fill(deliveredAt, Tx.NONE);
-        clientEvents = eventsAt(Endpoint.CLIENT);
-        linkEndpoint(clientEvents);
-        linkEndpoint(eventsAt(Endpoint.SERVER));
+        Endpoint unwatched = tl.mode.unwatched();
+        ByDirection sides = new ByDirection(txs, marks);
+        clientEvents = eventsAt(Endpoint.CLIENT, sides);
+        int[] serverEvents = eventsAt(Endpoint.SERVER, sides);
+        links = new int[2 * txs.length];
+        Arrays.fill(links, NO_NODE);
+        deliveredBy = new int[txs.length];
+        Arrays.fill(deliveredBy, -1);
+        // with one capture, what the unwatched end's replies answer is told by what they acknowledge
+        linkEndpoint(clientEvents, unwatched == Endpoint.CLIENT ? new AckEvidence(txs, clientEvents, marks) : null);
+        linkEndpoint(serverEvents, unwatched == Endpoint.SERVER ? new AckEvidence(txs, serverEvents, marks) : null);
     }
 
     /** Every event's dependency, from the timeline and what the senders' replay learned. */
@@ -79,12 +76,12 @@ public final class Rounds {
 
     /** The event that released this one, or NO_NODE for the connection's root and events nothing explains. */
     public int parent(int node) {
-        return parent[node];
+        return links[node] >> KIND_BITS; // NO_NODE stays NO_NODE
     }
 
     /** What kind of wait the arc from {@link #parent} to this event is. */
     public PathArc.Kind arcKind(int node) {
-        return arcKind[node] == NO_KIND ? null : KINDS[arcKind[node]];
+        return links[node] == NO_NODE ? null : KINDS[links[node] & ((1 << KIND_BITS) - 1)];
     }
 
     /** The client's first event in time order (the connection as the client saw it starts there), or NO_NODE. */
@@ -101,13 +98,19 @@ public final class Rounds {
         return txs[node >> 1];
     }
 
+    /** The timeline's transmissions in its order, indexed as nodes are (shared: read, never change). */
+    public Tx[] transmissions() {
+        return txs;
+    }
+
     /**
      * When the receiver held every byte up to this arrival's last in order (its application could
      * read them): its own arrival, or the later arrival that filled the last hole below it; NONE
      * for a copy that delivered nothing new.
      */
     public long deliveredAt(Tx t) {
-        return deliveredAt[t.idx()];
+        int by = deliveredBy[t.idx()];
+        return by < 0 ? Tx.NONE : txs[by].arr();
     }
 
     public long time(int node) {
@@ -131,39 +134,108 @@ public final class Rounds {
     }
 
     /**
-     * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
-     * then by node. A lost copy's estimated arrival is no event: it never arrived. Nearly always
-     * the timeline's order already; otherwise sorted as packed primitive keys (time since the
-     * first event, arrival bit, node) where they fit, which is every connection the job caps, or
-     * as triples.
+     * The timeline's transmissions by direction, each in the timeline's order: the client's first,
+     * the server's from {@code c2s} on; and how many events each end has.
      */
-    private int[] eventsAt(Endpoint endpoint) {
+    private static final class ByDirection {
+        final int[] txs;
+        final int c2s;
+        int clientEvents;
+        int serverEvents;
+
+        ByDirection(Tx[] all, SenderMarks marks) {
+            txs = new int[all.length];
+            int client = 0;
+            int server = all.length; // the server's fill from the end, then turn round
+            for (int i = 0; i < all.length; i++) {
+                Tx t = all[i];
+                boolean fromClient = t.c2s();
+                txs[fromClient ? client++ : --server] = i;
+                int departed = t.dep() != Tx.NONE ? 1 : 0;
+                int arrived = t.arr() != Tx.NONE && !marks.lost(t) ? 1 : 0; // a lost copy never did
+                clientEvents += fromClient ? departed : arrived;
+                serverEvents += fromClient ? arrived : departed;
+            }
+            c2s = client;
+            for (int i = c2s, j = all.length - 1; i < j; i++, j--) {
+                int swap = txs[i];
+                txs[i] = txs[j];
+                txs[j] = swap;
+            }
+        }
+    }
+
+    /**
+     * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
+     * then by node. A lost copy's estimated arrival is no event: it never arrived. The endpoint's
+     * departures and its arrivals are each nearly always in the timeline's order already, so
+     * merged; otherwise sorted.
+     */
+    private int[] eventsAt(Endpoint endpoint, ByDirection sides) {
+        boolean client = endpoint == Endpoint.CLIENT;
+        int[] order = sides.txs;
+        int ownEnd = client ? sides.c2s : order.length; // the endpoint's own packets leave
+        int peerEnd = client ? order.length : sides.c2s; // the peer's arrive
+        int d = nextDeparture(order, (client ? 0 : sides.c2s) - 1, ownEnd);
+        int a = nextArrival(order, (client ? sides.c2s : 0) - 1, peerEnd);
+        int[] out = new int[client ? sides.clientEvents : sides.serverEvents];
+        int n = 0;
+        long lastDep = Long.MIN_VALUE;
+        long lastArr = Long.MIN_VALUE;
+        while (d < ownEnd || a < peerEnd) {
+            if (d == ownEnd || a < peerEnd && txs[order[a]].arr() <= txs[order[d]].dep()) {
+                long at = txs[order[a]].arr();
+                if (at < lastArr) {
+                    return sorted(endpoint);
+                }
+                lastArr = at;
+                out[n++] = arr(order[a]);
+                a = nextArrival(order, a, peerEnd);
+            } else {
+                long at = txs[order[d]].dep();
+                if (at < lastDep) {
+                    return sorted(endpoint);
+                }
+                lastDep = at;
+                out[n++] = dep(order[d]);
+                d = nextDeparture(order, d, ownEnd);
+            }
+        }
+        return out;
+    }
+
+    /** The next place after {@code i} in {@code order} whose transmission's departure is known, or {@code end}. */
+    private int nextDeparture(int[] order, int i, int end) {
+        do {
+            i++;
+        } while (i < end && txs[order[i]].dep() == Tx.NONE);
+        return i;
+    }
+
+    /** The next place after {@code i} in {@code order} whose transmission arrived (a lost copy never did), or {@code end}. */
+    private int nextArrival(int[] order, int i, int end) {
+        do {
+            i++;
+        } while (i < end && (txs[order[i]].arr() == Tx.NONE || marks.lost(txs[order[i]])));
+        return i;
+    }
+
+    /**
+     * {@link #eventsAt} when the timeline's order is not time order: sorted as packed primitive
+     * keys (time since the first event, arrival bit, node) where they fit, which is every
+     * connection the job caps, or as triples.
+     */
+    private int[] sorted(Endpoint endpoint) {
         int n = 0;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
-        boolean inOrder = true;
-        boolean lastSentHere = false;
         for (Tx t : txs) {
             long at = at(t, endpoint);
             if (at != Tx.NONE) {
-                boolean sentHere = sentBy(t, endpoint);
-                // nodes grow with the timeline's order: only time, then the arrival bit, can be out of order
-                inOrder &= n == 0 || at > last || at == last && (sentHere || !lastSentHere);
                 n++;
                 first = Math.min(first, at);
                 last = Math.max(last, at);
-                lastSentHere = sentHere;
             }
-        }
-        int[] out = new int[n];
-        if (inOrder) {
-            int i = 0;
-            for (Tx t : txs) {
-                if (at(t, endpoint) != Tx.NONE) {
-                    out[i++] = sentBy(t, endpoint) ? dep(t.idx()) : arr(t.idx());
-                }
-            }
-            return out;
         }
         int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.length));
         int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
@@ -181,6 +253,7 @@ public final class Rounds {
             }
         }
         Arrays.sort(keys);
+        int[] out = new int[n];
         long nodeMask = (1L << nodeBits) - 1;
         for (i = 0; i < n; i++) {
             out[i] = (int) (keys[i] & nodeMask);
@@ -217,21 +290,23 @@ public final class Rounds {
         return t.c2s() == (endpoint == Endpoint.CLIENT);
     }
 
-    private void linkEndpoint(int[] events) {
+    /** @param answers for the unwatched end of a single capture, what its replies answer; null for an end a sensor watched */
+    private void linkEndpoint(int[] events, AckEvidence answers) {
         int lastEvent = NO_NODE;
         int lastPeerSeqArr = NO_NODE;
         int lastPeerNewArr = NO_NODE;
         boolean peerSpokeSinceMyData = false;
         int turnTrigger = NO_NODE;
-        Delivery delivery = new Delivery(deliveredAt);
+        Delivery delivery = new Delivery(txs, deliveredBy);
         for (int node : events) {
             Tx t = tx(node);
+            int answersTo = answers == null ? NO_NODE : answers.next(node);
             int delivered = NO_NODE;
             if (isArrival(node)) {
                 link(node, dep(t.idx()), PathArc.Kind.NETWORK);
                 if (t.p.carriesSeqSpace()) {
                     lastPeerSeqArr = node;
-                    delivered = delivery.arrived(node, t, t.arr());
+                    delivered = delivery.arrived(node, t);
                 } else if (marks.isProbe(t)) {
                     lastPeerSeqArr = node; // the ACK a keep-alive or window probe draws answers it, not the data before
                 }
@@ -245,10 +320,10 @@ public final class Rounds {
             if (!isArrival(node)) {
                 boolean newData = marks.isNewData(t);
                 if (newData && peerSpokeSinceMyData) {
-                    turnTrigger = answered(t, lastPeerNewArr); // this turn answers what the peer said last
+                    turnTrigger = answered(answersTo, lastPeerNewArr); // this turn answers what the peer said last
                     peerSpokeSinceMyData = false;
                 }
-                linkDeparture(node, t, lastEvent, answered(t, lastPeerSeqArr), newData ? turnTrigger : NO_NODE);
+                linkDeparture(node, t, lastEvent, answered(answersTo, lastPeerSeqArr), newData ? turnTrigger : NO_NODE);
             }
             lastEvent = node;
         }
@@ -287,14 +362,11 @@ public final class Rounds {
 
     /**
      * The arrival a departure answers: for the unwatched end of a single capture, the one its ACK
-     * names (times there are estimates); otherwise {@code byTime}, the latest before it.
+     * names ({@code answersTo}, a transmission; times there are estimates); otherwise {@code byTime},
+     * the latest before it.
      */
-    private int answered(Tx t, int byTime) {
-        if (answers == null || !sentBy(t, unwatched)) {
-            return byTime;
-        }
-        int trigger = answers.triggerOf(t);
-        return trigger == NO_NODE ? byTime : arr(trigger);
+    private static int answered(int answersTo, int byTime) {
+        return answersTo == NO_NODE ? byTime : arr(answersTo);
     }
 
     /** The later of two candidate nodes; the first wins ties. */
@@ -312,7 +384,6 @@ public final class Rounds {
         if (from == NO_NODE) {
             return;
         }
-        parent[node] = from;
-        arcKind[node] = (byte) kind.ordinal();
+        links[node] = from << KIND_BITS | kind.ordinal();
     }
 }
