@@ -1,36 +1,39 @@
 package dev.critpath.core.analysis.profile;
 
-import java.util.Arrays;
-
-/** Time charged to a cause at moments of the connection: {when, µs} pairs, summed over a span. */
+/**
+ * Time charged to a cause at moments of the connection, summed as it comes: per exchange (the
+ * charges made after its start, up to its end) and over the whole connection.
+ */
 final class Charges {
-    private static final long[] NONE = {};
-    private long[] when = NONE;
-    private long[] us = NONE;
-    private int size;
+    private final long[] from;
+    private final long[] to;
+    private final long[] perExchange;
+    private long total;
 
-    void add(long atUs, long chargedUs) {
-        if (size == when.length) {
-            when = Arrays.copyOf(when, Math.max(8, 2 * size));
-            us = Arrays.copyOf(us, Math.max(8, 2 * size));
-        }
-        when[size] = atUs;
-        us[size] = chargedUs;
-        size++;
+    /** @param from each exchange's start, {@code to} its end */
+    Charges(long[] from, long[] to) {
+        this.from = from;
+        this.to = to;
+        this.perExchange = new long[from.length];
     }
 
-    /** What was charged after {@code from}, up to {@code to}. */
-    long sum(long from, long to) {
-        long sum = 0;
-        for (int i = 0; i < size; i++) {
-            if (when[i] > from && when[i] <= to) {
-                sum += us[i];
+    void add(long atUs, long chargedUs) {
+        for (int i = 0; i < from.length; i++) {
+            if (atUs > from[i] && atUs <= to[i]) {
+                perExchange[i] += chargedUs;
             }
         }
-        return sum;
+        if (atUs > Long.MIN_VALUE) {
+            total += chargedUs;
+        }
+    }
+
+    /** What was charged within exchange i. */
+    long exchange(int i) {
+        return perExchange[i];
     }
 
     long total() {
-        return sum(Long.MIN_VALUE, Long.MAX_VALUE);
+        return total;
     }
 }

@@ -45,12 +45,16 @@ final class Exchange {
         }
         Tx[] events = new Tx[n];
         n = 0;
+        boolean inOrder = true;
         for (Tx t : txs) {
             if (isEvent(t, marks, cp)) {
+                inOrder &= n == 0 || time(t) >= time(events[n - 1]);
                 events[n++] = t;
             }
         }
-        InOrder.sortBy(events, t -> t.c2s() ? t.dep() : t.arr());
+        if (!inOrder) {
+            InOrder.sortBy(events, Exchange::time);
+        }
         List<Exchange> out = new ArrayList<>();
         Exchange cur = null;
         for (Tx t : events) {
@@ -82,6 +86,11 @@ final class Exchange {
             x.serverSideTimes(txs, marks);
         }
         return out;
+    }
+
+    /** When the client saw an event: a request leave, a response arrive. */
+    private static long time(Tx t) {
+        return t.c2s() ? t.dep() : t.arr();
     }
 
     /** A request's new bytes leaving the client, or a response's bytes the client could read arriving. */

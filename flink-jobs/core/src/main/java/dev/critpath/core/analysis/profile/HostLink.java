@@ -1,5 +1,6 @@
 package dev.critpath.core.analysis.profile;
 
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
@@ -16,12 +17,14 @@ final class HostLink {
 
     /** Payload bytes per µs, or {@link PacketPairs#UNKNOWN}. */
     final double rate;
-    /** The host's data departures a capture saw, in departure order. */
-    private final Tx[] departures;
+    /** Every data transmission whose departure is known, in departure order; the host's are those {@link PacketPairs#captured} of its direction. */
+    private final Tx[] dataByDep;
+    private final boolean c2s;
 
-    private HostLink(double rate, Tx[] departures) {
+    private HostLink(double rate, Tx[] dataByDep, boolean c2s) {
         this.rate = rate;
-        this.departures = departures;
+        this.dataByDep = dataByDep;
+        this.c2s = c2s;
     }
 
     /**
@@ -30,8 +33,7 @@ final class HostLink {
      * its departures.
      */
     static HostLink of(Tx[] dataByDep, Endpoint host, SenderMarks marks) {
-        Tx[] departures = PacketPairs.departures(dataByDep, host.sends());
-        return new HostLink(PacketPairs.sendingRate(departures, marks), departures);
+        return new HostLink(PacketPairs.sendingRate(dataByDep, host.sends(), marks), dataByDep, host.sends() == Direction.C2S);
     }
 
     /** A rate in payload bytes per µs as Mbit/s; unknown stays negative. */
@@ -44,36 +46,45 @@ final class HostLink {
      * the packets just before it: back to back at the link's rate, after {@code fromUs}.
      */
     long serialisingBefore(Tx t, long fromUs) {
-        int i = rate <= 0 ? -1 : place(t);
+        int i = rate <= 0 || !PacketPairs.captured(t, c2s) ? -1 : place(t);
         if (i < 0) {
             return 0;
         }
         long start = t.dep();
-        for (int k = i; k > 0 && start > fromUs; k--) {
-            Tx cur = departures[k];
-            Tx prev = departures[k - 1];
+        Tx cur = t;
+        for (int k = before(i); k >= 0 && start > fromUs; k = before(k)) {
+            Tx prev = dataByDep[k];
             if (cur.dep() - prev.dep() > cur.p.len / rate * BACK_TO_BACK + STAMP_SLACK_US) {
                 break;
             }
             start = prev.dep();
+            cur = prev;
         }
         return t.dep() - Math.max(start, fromUs);
     }
 
-    /** Where t is among the departures (found by its time), or -1. */
+    /** The place of the host's departure before place k, or -1. */
+    private int before(int k) {
+        do {
+            k--;
+        } while (k >= 0 && !PacketPairs.captured(dataByDep[k], c2s));
+        return k;
+    }
+
+    /** Where t is in dataByDep (found by its time), or -1. */
     private int place(Tx t) {
         int lo = 0;
-        int hi = departures.length;
+        int hi = dataByDep.length;
         while (lo < hi) { // the first departure no earlier than t's
             int mid = (lo + hi) >>> 1;
-            if (departures[mid].dep() < t.dep()) {
+            if (dataByDep[mid].dep() < t.dep()) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        for (int i = lo; i < departures.length && departures[i].dep() == t.dep(); i++) {
-            if (departures[i] == t) {
+        for (int i = lo; i < dataByDep.length && dataByDep[i].dep() == t.dep(); i++) {
+            if (dataByDep[i] == t) {
                 return i;
             }
         }

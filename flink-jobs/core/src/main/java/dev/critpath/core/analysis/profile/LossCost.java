@@ -3,6 +3,7 @@ package dev.critpath.core.analysis.profile;
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.InOrder;
+import dev.critpath.core.analysis.MinHeap;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
@@ -13,7 +14,6 @@ import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.PriorityQueue;
 
 /**
  * What loss cost a connection, the rounds it took from the window included. The loss arcs on the
@@ -47,16 +47,15 @@ final class LossCost {
     }
 
     /**
-     * What loss cost: each turn with a lost copy at its real completion (of those completed after
-     * {@code fromUs}), each other loss arc of the path given at its end.
+     * What loss cost, into {@code charges}: each turn with a lost copy at its real completion (of
+     * those completed after {@code fromUs}), each other loss arc of the path given at its end.
      *
      * @param dataByDep  every data transmission with a departure, in departure order
      * @param clientLink the client's own link, which paces its loss-free departures (serverLink: the server's)
      */
-    static Charges of(Timeline tl, Tx[] txs, Tx[] dataByDep, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg, List<PathArc> arcs,
-            long fromUs, HostLink clientLink, HostLink serverLink) {
+    static void of(Timeline tl, Tx[] txs, Tx[] dataByDep, SenderMarks marks, CriticalPath cp, AnalysisConfig cfg, List<PathArc> arcs,
+            long fromUs, HostLink clientLink, HostLink serverLink, Charges charges) {
         LossCost lc = new LossCost(tl, txs, marks, cp, cfg);
-        Charges charges = new Charges();
         List<long[]> played = new ArrayList<>();
         for (Tx[] turn : lc.lossyTurns(dataByDep)) {
             int lost = lc.firstLost(turn);
@@ -75,7 +74,6 @@ final class LossCost {
                 charges.add(a.toUs(), a.durationUs());
             }
         }
-        return charges;
     }
 
     private static boolean within(List<long[]> spans, long us) {
@@ -100,17 +98,26 @@ final class LossCost {
         int d = dir.ordinal();
         if (acksToSender[d] == null) {
             boolean c2s = dir == Direction.C2S;
-            Tx[] acks = new Tx[txs.length];
             int n = 0;
             for (Tx a : txs) {
-                if (a.c2s() != c2s && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE) {
+                n += reachesSender(a, c2s) ? 1 : 0;
+            }
+            Tx[] acks = new Tx[n];
+            n = 0;
+            for (Tx a : txs) {
+                if (reachesSender(a, c2s)) {
                     acks[n++] = a;
                 }
             }
-            acksToSender[d] = Arrays.copyOf(acks, n);
-            InOrder.sortBy(acksToSender[d], Tx::arr);
+            InOrder.sortBy(acks, Tx::arr);
+            acksToSender[d] = acks;
         }
         return acksToSender[d];
+    }
+
+    /** An ACK that reached the sender of data going {@code c2s} (or not). */
+    private static boolean reachesSender(Tx a, boolean c2s) {
+        return a.c2s() != c2s && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE;
     }
 
     /**
@@ -128,7 +135,11 @@ final class LossCost {
         if (n == 0) {
             return turns;
         }
-        Tx[] data = new Tx[dataByDep.length];
+        n = 0;
+        for (Tx t : dataByDep) {
+            n += marks.isNewData(t) ? 1 : 0;
+        }
+        Tx[] data = new Tx[n];
         n = 0;
         for (Tx t : dataByDep) {
             if (marks.isNewData(t)) {
@@ -172,10 +183,6 @@ final class LossCost {
         return done;
     }
 
-    /** An ACK on its way back: when it reaches the sender, and what it acknowledges. */
-    private record Ack(long atUs, long ack) {
-    }
-
     /**
      * When the receiver would have held the turn's data had the copy {@code lost} and every later
      * one arrived, or NONE when the one-way delays are unknown.
@@ -193,16 +200,16 @@ final class LossCost {
         Tx first = turn[lost];
         long t0 = first.dep();
         LossFreeWindow window = marks.windowAtSend(first, cfg);
-        long[] ready = readyTimes(turn, lost);
-        PriorityQueue<Ack> acks = new PriorityQueue<>((a, b) -> Long.compare(a.atUs(), b.atUs()));
+        ReadyTimes ready = new ReadyTimes(turn, lost);
+        MinHeap acks = new MinHeap(); // on their way back: arrival µs, what they acknowledge
         long una = turn[0].seq();
         for (Tx a : txs) {
             // the data sent before the lost copy is acknowledged as it really was, duplicates aside
-            if (a.c2s() != c2s && a.has(TcpFlags.ACK) && a.arr() != Tx.NONE && a.p.ack <= first.seq()) {
+            if (reachesSender(a, c2s) && a.p.ack <= first.seq()) {
                 if (a.arr() <= t0) {
                     una = Math.max(una, a.p.ack);
                 } else {
-                    acks.add(new Ack(a.arr(), a.p.ack));
+                    acks.add(a.arr(), a.p.ack);
                 }
             }
         }
@@ -220,15 +227,15 @@ final class LossCost {
         while (next < turn.length) {
             Tx x = turn[next];
             int segs = window.segments(x.p.len);
-            long sendAt = Math.max(now, Math.max(ready[next], linkFree));
-            if (window.allows(pipe, segs) && (acks.isEmpty() || sendAt < acks.peek().atUs())) {
+            long sendAt = Math.max(now, Math.max(ready.of(next), linkFree));
+            if (window.allows(pipe, segs) && (acks.isEmpty() || sendAt < acks.firstKey())) {
                 pipe += segs;
                 window.sent(pipe, una, x.end());
                 linkFree = sendAt + (linkRate > 0 ? (long) (x.p.len / linkRate) : 0);
                 long arr = Math.max(sendAt + owd, lastArr + (pathRate > 0 ? (long) (x.p.len / pathRate) : 0));
                 lastArr = arr;
                 if (++unacked >= ackEvery || next == turn.length - 1) {
-                    acks.add(new Ack(arr + owdBack, x.end()));
+                    acks.add(arr + owdBack, x.end());
                     unacked = 0;
                 }
                 next++;
@@ -237,11 +244,13 @@ final class LossCost {
             if (acks.isEmpty()) {
                 return Tx.NONE; // a window that cannot open: nothing to say
             }
-            Ack a = acks.poll();
-            now = Math.max(now, a.atUs());
-            if (a.ack() > una) {
+            long ackAt = acks.firstKey();
+            long ack = acks.firstValue();
+            acks.removeFirst();
+            now = Math.max(now, ackAt);
+            if (ack > una) {
                 long acked = 0;
-                while (oldest < next && turn[oldest].end() <= a.ack()) {
+                while (oldest < next && turn[oldest].end() <= ack) {
                     if (turn[oldest].end() > una) {
                         acked += window.segments(turn[oldest].p.len);
                     }
@@ -249,7 +258,7 @@ final class LossCost {
                 }
                 long before = pipe;
                 pipe -= acked;
-                una = a.ack();
+                una = ack;
                 window.acked(una, acked, before);
             }
         }
@@ -261,22 +270,37 @@ final class LossCost {
      * sent acknowledged that sends nothing for longer than the ACK clock's slack had nothing to
      * send (a stall, the next part of a response): what it sends then was not ready before. Any
      * other packet was held by the network (window, recovery), so it was ready when the one before it was.
+     * Asked for packet after packet, each from the one before.
      */
-    private long[] readyTimes(Tx[] turn, int lost) {
-        Tx[] acks = acksToSender(turn[0].direction());
-        long[] ready = new long[turn.length];
-        ready[lost] = turn[lost].dep();
-        int k = 0;
-        for (int j = lost + 1; j < turn.length; j++) {
-            Tx x = turn[j];
-            long sentBefore = turn[j - 1].end();
-            while (k < acks.length && acks[k].arr() <= x.dep() && acks[k].p.ack < sentBefore) {
-                k++;
-            }
-            boolean idle = k < acks.length && acks[k].p.ack >= sentBefore && x.dep() - acks[k].arr() > cfg.ackClockSlackUs;
-            ready[j] = idle ? x.dep() : ready[j - 1];
+    private final class ReadyTimes {
+        private final Tx[] turn;
+        private final Tx[] acks;
+        /** The packet asked for last, when it was ready, and the first ACK not yet passed. */
+        private int j;
+        private long ready;
+        private int k;
+
+        ReadyTimes(Tx[] turn, int lost) {
+            this.turn = turn;
+            this.acks = acksToSender(turn[0].direction());
+            j = lost;
+            ready = turn[lost].dep();
         }
-        return ready;
+
+        /** When packet {@code place} of the turn was ready; places never go back. */
+        long of(int place) {
+            while (j < place) {
+                j++;
+                Tx x = turn[j];
+                long sentBefore = turn[j - 1].end();
+                while (k < acks.length && acks[k].arr() <= x.dep() && acks[k].p.ack < sentBefore) {
+                    k++;
+                }
+                boolean idle = k < acks.length && acks[k].p.ack >= sentBefore && x.dep() - acks[k].arr() > cfg.ackClockSlackUs;
+                ready = idle ? x.dep() : ready;
+            }
+            return ready;
+        }
     }
 
     /** Packets per ACK the receiver sent for the turn's data before the loss (1 when it sent none). */

@@ -23,28 +23,45 @@ final class PacketPairs {
     private PacketPairs() {
     }
 
-    /** The direction's data transmissions whose departures a capture saw, in departure order, of every data transmission's in that order. */
-    static Tx[] departures(Tx[] dataByDep, Direction dir) {
-        boolean c2s = dir == Direction.C2S;
-        int n = 0;
-        for (Tx t : dataByDep) {
-            if (t.c2s() == c2s && !t.depEstimated()) {
-                n++;
-            }
-        }
-        Tx[] out = new Tx[n];
-        n = 0;
-        for (Tx t : dataByDep) {
-            if (t.c2s() == c2s && !t.depEstimated()) {
-                out[n++] = t;
-            }
-        }
-        return out;
+    /** A departure of the direction's data that a capture saw. */
+    static boolean captured(Tx t, boolean c2s) {
+        return t.c2s() == c2s && !t.depEstimated();
     }
 
-    /** Payload bytes per µs the direction's sender's own link carries, or {@link #UNKNOWN}. */
-    static double sendingRate(Tx[] departures, SenderMarks marks) {
-        return median(departures, departures.length, marks, true);
+    /**
+     * Payload bytes per µs the direction's sender's own link carries, or {@link #UNKNOWN}.
+     *
+     * @param dataByDep every data transmission whose departure is known, in departure order
+     */
+    static double sendingRate(Tx[] dataByDep, Direction dir, SenderMarks marks) {
+        boolean c2s = dir == Direction.C2S;
+        int n = departurePairs(dataByDep, c2s, marks, null);
+        if (n < MIN_PAIRS) {
+            return UNKNOWN;
+        }
+        double[] rates = new double[n];
+        departurePairs(dataByDep, c2s, marks, rates);
+        return median(rates, n);
+    }
+
+    /** The rates of the pairs among the direction's captured departures, into {@code rates} unless null; returns how many. */
+    private static int departurePairs(Tx[] dataByDep, boolean c2s, SenderMarks marks, double[] rates) {
+        int n = 0;
+        Tx a = null;
+        for (Tx b : dataByDep) {
+            if (!captured(b, c2s)) {
+                continue;
+            }
+            double rate = a == null ? UNKNOWN : pairRate(a, b, b.dep() - a.dep(), marks);
+            if (rate != UNKNOWN) {
+                if (rates != null) {
+                    rates[n] = rate;
+                }
+                n++;
+            }
+            a = b;
+        }
+        return n;
     }
 
     /**
@@ -57,17 +74,33 @@ final class PacketPairs {
      */
     static double deliveryRate(Tx[] txs, Direction dir, Tx[] acks, SenderMarks marks) {
         boolean c2s = dir == Direction.C2S;
-        Tx[] arrivals = new Tx[txs.length];
         int n = 0;
         for (Tx t : txs) {
-            if (t.c2s() == c2s && t.isData() && t.arr() != Tx.NONE && !t.arrEstimated()) {
+            n += seenArriving(t, c2s) ? 1 : 0;
+        }
+        Tx[] arrivals = new Tx[n];
+        n = 0;
+        for (Tx t : txs) {
+            if (seenArriving(t, c2s)) {
                 arrivals[n++] = t;
             }
         }
-        arrivals = Arrays.copyOf(arrivals, n);
         InOrder.sortBy(arrivals, Tx::arr);
-        double fromData = median(arrivals, n, marks, false);
+        double[] rates = new double[n];
+        int pairs = 0;
+        for (int i = 1; i < n; i++) {
+            double rate = pairRate(arrivals[i - 1], arrivals[i], arrivals[i].arr() - arrivals[i - 1].arr(), marks);
+            if (rate != UNKNOWN) {
+                rates[pairs++] = rate;
+            }
+        }
+        double fromData = median(rates, pairs);
         return fromData != UNKNOWN ? fromData : ackRate(txs, dir, acks, marks);
+    }
+
+    /** Data of the direction whose arrival a capture saw. */
+    private static boolean seenArriving(Tx t, boolean c2s) {
+        return t.c2s() == c2s && t.isData() && t.arr() != Tx.NONE && !t.arrEstimated();
     }
 
     /** Consecutive ACKs of data an ACK released together: the bytes between them over their spacing. */
@@ -76,20 +109,21 @@ final class PacketPairs {
         double[] rates = new double[acks.length];
         int n = 0;
         Tx before = null;
+        Tx first = null; // the new data ending where before acknowledged
         for (Tx ack : acks) {
             if (ack.arrEstimated()) {
                 continue; // no time to measure from
             }
+            Tx last = endingAt.last(ack.p.ack);
             if (before != null) {
                 long acked = ack.p.ack - before.p.ack;
                 long gap = ack.arr() - before.arr();
-                Tx first = endingAt.last(before.p.ack);
-                Tx last = endingAt.last(ack.p.ack);
                 if (acked > 0 && gap > 0 && first != null && last != null && marks.liberator(first) == marks.liberator(last)) {
                     rates[n++] = (double) acked / gap;
                 }
             }
             before = ack;
+            first = last;
         }
         return median(rates, n);
     }
@@ -97,48 +131,49 @@ final class PacketPairs {
     /** The direction's new data by where it ends; of several ending at the same place, the last in the timeline's order. */
     private static final class EndingAt {
         private final Tx[] byEnd;
+        /** The first place ending beyond the end looked up last: ACKs mostly grow, so the next is found from there. */
+        private int beyond;
 
         EndingAt(Tx[] txs, Direction dir, SenderMarks marks) {
             boolean c2s = dir == Direction.C2S;
-            Tx[] data = new Tx[txs.length];
             int n = 0;
             for (Tx t : txs) {
+                n += t.c2s() == c2s && marks.isNewData(t) ? 1 : 0;
+            }
+            byEnd = new Tx[n];
+            n = 0;
+            for (Tx t : txs) {
                 if (t.c2s() == c2s && marks.isNewData(t)) {
-                    data[n++] = t;
+                    byEnd[n++] = t;
                 }
             }
-            byEnd = Arrays.copyOf(data, n);
             InOrder.sortBy(byEnd, Tx::end);
         }
 
         Tx last(long end) {
-            int lo = 0;
-            int hi = byEnd.length;
-            while (lo < hi) { // the first ending beyond
-                int mid = (lo + hi) >>> 1;
-                if (byEnd[mid].end() <= end) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
+            if (beyond > 0 && byEnd[beyond - 1].end() > end) {
+                beyond = 0; // an ACK below the last: search again from the start
+                int hi = byEnd.length;
+                while (beyond < hi) {
+                    int mid = (beyond + hi) >>> 1;
+                    if (byEnd[mid].end() <= end) {
+                        beyond = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
                 }
             }
-            return lo > 0 && byEnd[lo - 1].end() == end ? byEnd[lo - 1] : null;
+            while (beyond < byEnd.length && byEnd[beyond].end() <= end) {
+                beyond++;
+            }
+            return beyond > 0 && byEnd[beyond - 1].end() == end ? byEnd[beyond - 1] : null;
         }
     }
 
-    /** Consecutive new data released by the same ACK (or both by none: the first flight), with time between them. */
-    private static double median(Tx[] seq, int size, SenderMarks marks, boolean departures) {
-        double[] rates = new double[size];
-        int n = 0;
-        for (int i = 1; i < size; i++) {
-            Tx a = seq[i - 1];
-            Tx b = seq[i];
-            long gap = departures ? b.dep() - a.dep() : b.arr() - a.arr();
-            if (gap > 0 && marks.kind(a) == TxKind.NEW_DATA && marks.kind(b) == TxKind.NEW_DATA && marks.liberator(a) == marks.liberator(b)) {
-                rates[n++] = (double) b.p.len / gap;
-            }
-        }
-        return median(rates, n);
+    /** What a packet pair says: new data released by the same ACK (or both by none: the first flight), {@code gap} µs apart; or UNKNOWN. */
+    private static double pairRate(Tx a, Tx b, long gap, SenderMarks marks) {
+        boolean pair = gap > 0 && marks.kind(a) == TxKind.NEW_DATA && marks.kind(b) == TxKind.NEW_DATA && marks.liberator(a) == marks.liberator(b);
+        return pair ? (double) b.p.len / gap : UNKNOWN;
     }
 
     private static double median(double[] rates, int n) {

@@ -31,12 +31,14 @@ final class PieBaseline {
 
     /** Sum of DeltaT (time since the previous frame, or since fromUs) over frames sent by the given side from fromUs on. */
     private static long sumGapsBefore(List<Packet> frames, boolean fromClient, long fromUs) {
-        Packet[] f = frames.toArray(new Packet[0]); // one copy, then no call through the list per frame
         long sum = 0;
-        for (int i = 1; i < f.length; i++) {
-            if (f[i].c2s == fromClient && f[i].ts >= fromUs) {
-                sum += f[i].ts - Math.max(f[i - 1].ts, fromUs);
+        long prevTs = frames.isEmpty() ? 0 : frames.get(0).ts;
+        for (int i = 1, n = frames.size(); i < n; i++) {
+            Packet p = frames.get(i);
+            if (p.c2s == fromClient && p.ts >= fromUs) {
+                sum += p.ts - Math.max(prevTs, fromUs);
             }
+            prevTs = p.ts;
         }
         return sum;
     }

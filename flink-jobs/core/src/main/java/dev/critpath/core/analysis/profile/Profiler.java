@@ -53,7 +53,7 @@ public final class Profiler {
         String uid = start.connUid() != null ? start.connUid() : trace.communityId() + "/" + Long.toHexString(bases.clientBase);
         boolean segment = start.fromUs() > cp.startUs;
         long spanStartUs = segment ? Math.min(start.fromUs(), cp.endUs) : cp.startUs;
-        Tx[] txs = tl.txs.toArray(new Tx[0]);
+        Tx[] txs = cp.transmissions();
         Tx[] dataByDep = dataByDeparture(txs);
         List<PathArc> arcs = new ArrayList<>(cp.arcCount());
         ArcCategories categories = new ArcCategories(cfg.idleThresholdUs, cp, tl, senders.marks(), owdC2s, owdS2c);
@@ -64,8 +64,19 @@ public final class Profiler {
         int rounds = 0;
         HostLink clientLink = HostLink.of(dataByDep, Endpoint.CLIENT, senders.marks());
         HostLink serverLink = HostLink.of(dataByDep, Endpoint.SERVER, senders.marks());
-        Charges clientLinkAt = new Charges();
-        Charges serverLinkAt = new Charges();
+        List<Exchange> exchanges = Exchange.detect(txs, senders.marks(), cp);
+        exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
+        long[] exchangeFrom = new long[exchanges.size()];
+        long[] exchangeTo = new long[exchanges.size()];
+        long prevEnd = spanStartUs;
+        for (int i = 0; i < exchanges.size(); i++) {
+            Exchange x = exchanges.get(i);
+            exchangeFrom[i] = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
+            exchangeTo[i] = x.responseLastArr;
+            prevEnd = x.responseLastArr;
+        }
+        Charges clientLinkAt = new Charges(exchangeFrom, exchangeTo);
+        Charges serverLinkAt = new Charges(exchangeFrom, exchangeTo);
         for (int i = 0; i < cp.arcCount(); i++) {
             CriticalPath.Arc a = cp.arc(i);
             if (segment && a.toUs() <= spanStartUs) {
@@ -101,19 +112,15 @@ public final class Profiler {
         if (total.total() != cp.endUs - spanStartUs) {
             throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - spanStartUs) + " us connection");
         }
-        Charges lossAt = LossCost.of(tl, txs, dataByDep, senders.marks(), cp, cfg, arcs, spanStartUs, clientLink, serverLink);
-        List<Exchange> exchanges = Exchange.detect(txs, senders.marks(), cp);
-        exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
+        Charges lossAt = new Charges(exchangeFrom, exchangeTo);
+        LossCost.of(tl, txs, dataByDep, senders.marks(), cp, cfg, arcs, spanStartUs, clientLink, serverLink, lossAt);
         List<ExchangeProfile> exchangeProfiles = new ArrayList<>();
-        long prevEnd = spanStartUs;
-        for (Exchange x : exchanges) {
-            long from = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
-            CategoryTimes within = ArcCategories.clip(arcs, from, x.responseLastArr);
-            exchangeProfiles.add(new ExchangeProfile(uid, exchangeProfiles.size(), from, x.responseLastArr,
+        for (int i = 0; i < exchanges.size(); i++) {
+            Exchange x = exchanges.get(i);
+            CategoryTimes within = ArcCategories.clip(arcs, exchangeFrom[i], x.responseLastArr);
+            exchangeProfiles.add(new ExchangeProfile(uid, i, exchangeFrom[i], x.responseLastArr,
                     x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within,
-                    new ExchangeProfile.Costs(lossAt.sum(from, x.responseLastArr), known(clientLink, clientLinkAt.sum(from, x.responseLastArr)),
-                            known(serverLink, serverLinkAt.sum(from, x.responseLastArr)))));
-            prevEnd = x.responseLastArr;
+                    new ExchangeProfile.Costs(lossAt.exchange(i), known(clientLink, clientLinkAt.exchange(i)), known(serverLink, serverLinkAt.exchange(i)))));
         }
         Burstiness.count(dataByDep, Direction.C2S, spanStartUs, c2s);
         Burstiness.count(dataByDep, Direction.S2C, spanStartUs, s2c);
@@ -152,12 +159,16 @@ public final class Profiler {
         }
         Tx[] data = new Tx[n];
         n = 0;
+        boolean inOrder = true; // as nearly always: the timeline is in order of the earliest time known
         for (Tx t : txs) {
             if (t.isData() && t.dep() != Tx.NONE) {
+                inOrder &= n == 0 || t.dep() >= data[n - 1].dep();
                 data[n++] = t;
             }
         }
-        InOrder.sortBy(data, Tx::dep);
+        if (!inOrder) {
+            InOrder.sortBy(data, Tx::dep);
+        }
         return data;
     }
 
