@@ -2,7 +2,8 @@ package dev.critpath.core.analysis;
 
 /** Microseconds per category; the parts of a profile that must add up to its duration. */
 public final class CategoryTimes implements java.io.Serializable {
-    private final long[] us = new long[Category.ALL.size()];
+    private static final int CATEGORIES = Category.values().length;
+    private final long[] us = new long[CATEGORIES];
 
     public long get(Category c) {
         return us[c.ordinal()];
