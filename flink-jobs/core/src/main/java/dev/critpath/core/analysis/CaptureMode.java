@@ -6,9 +6,12 @@ import java.util.Locale;
 public enum CaptureMode {
     TWO_POINT, CLIENT_SIDE, SERVER_SIDE;
 
+    /** Made once: keys are written per arc, packet and connection. */
+    private final String key = name().toLowerCase(Locale.ROOT);
+
     /** The name in the warehouse's `mode` column. */
     public String key() {
-        return name().toLowerCase(Locale.ROOT);
+        return key;
     }
 
     /** The end no sensor watched, whose own events are estimates; null with two sensors. */

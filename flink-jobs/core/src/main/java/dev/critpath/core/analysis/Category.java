@@ -30,11 +30,14 @@ public enum Category {
     /** Before the first packet a capture explains (connections caught mid-stream). */
     UNKNOWN;
 
+    /** Made once: keys are written per arc, packet and connection. */
+    private final String key = name().toLowerCase(Locale.ROOT);
+
     /** Every category in order; values() copies its array on each call, and arcs are many. */
     public static final java.util.List<Category> ALL = java.util.List.of(values());
 
     /** Column-style name, e.g. loss_fast_retransmit. */
     public String key() {
-        return name().toLowerCase(Locale.ROOT);
+        return key;
     }
 }

@@ -1,10 +1,9 @@
 package dev.critpath.core.analysis;
 
-import java.util.Arrays;
-
 /** Microseconds per category; the parts of a profile that must add up to its duration. */
 public final class CategoryTimes implements java.io.Serializable {
-    private final long[] us = new long[Category.ALL.size()];
+    private static final int CATEGORIES = Category.values().length;
+    private final long[] us = new long[CATEGORIES];
 
     public long get(Category c) {
         return us[c.ordinal()];
@@ -21,7 +20,11 @@ public final class CategoryTimes implements java.io.Serializable {
     }
 
     public long total() {
-        return Arrays.stream(us).sum();
+        long sum = 0;
+        for (long v : us) {
+            sum += v;
+        }
+        return sum;
     }
 
     /** All network time, whichever way it splits. */

@@ -6,13 +6,16 @@ import java.util.Locale;
 public enum Direction {
     C2S, S2C;
 
+    /** Made once: keys are written per arc, packet and connection. */
+    private final String key = name().toLowerCase(Locale.ROOT);
+
     public static Direction of(boolean c2s) {
         return c2s ? C2S : S2C;
     }
 
     /** The name in the warehouse's `direction` column. */
     public String key() {
-        return name().toLowerCase(Locale.ROOT);
+        return key;
     }
 
     public Endpoint sender() {

@@ -6,9 +6,12 @@ import java.util.Locale;
 public enum Endpoint {
     CLIENT, SERVER;
 
+    /** Made once: keys are written per arc, packet and connection. */
+    private final String key = name().toLowerCase(Locale.ROOT);
+
     /** The name in the warehouse's `endpoint` column. */
     public String key() {
-        return name().toLowerCase(Locale.ROOT);
+        return key;
     }
 
     /** The direction of the packets this end sends. */

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.function.ToLongFunction;
 
 /**
- * Stable sorting of lists that are nearly always in order already (packets by time): a check
- * with the key itself, small enough to be inlined at each caller, then a sort only if needed.
+ * Stable sorting of lists and arrays that are nearly always in order already (packets by time):
+ * a check with the key itself, then a sort only if needed.
  */
 public final class InOrder {
     private InOrder() {
@@ -18,7 +18,25 @@ public final class InOrder {
         for (int i = 0, n = list.size(); i < n; i++) {
             long k = key.applyAsLong(list.get(i));
             if (k < prev) {
-                sort(list, key);
+                @SuppressWarnings("unchecked")
+                T[] items = (T[]) list.toArray();
+                sort(items, key);
+                for (int j = 0; j < n; j++) {
+                    list.set(j, items[j]);
+                }
+                return;
+            }
+            prev = k;
+        }
+    }
+
+    /** The array form, for callers that index their items: no list to go through per item. */
+    public static <T> void sortBy(T[] items, ToLongFunction<T> key) {
+        long prev = Long.MIN_VALUE;
+        for (T item : items) {
+            long k = key.applyAsLong(item);
+            if (k < prev) {
+                sort(items, key);
                 return;
             }
             prev = k;
@@ -30,32 +48,30 @@ public final class InOrder {
      * stable) where they fit in a long, which is every connection of less than hours; otherwise
      * through a comparator, many times slower.
      */
-    private static <T> void sort(List<T> list, ToLongFunction<T> key) {
-        int n = list.size();
+    private static <T> void sort(T[] items, ToLongFunction<T> key) {
+        int n = items.length;
         long[] keys = new long[n];
         long min = Long.MAX_VALUE;
         long max = Long.MIN_VALUE;
         for (int i = 0; i < n; i++) {
-            keys[i] = key.applyAsLong(list.get(i));
+            keys[i] = key.applyAsLong(items[i]);
             min = Math.min(min, keys[i]);
             max = Math.max(max, keys[i]);
         }
         int indexBits = 32 - Integer.numberOfLeadingZeros(n);
         long range = max - min;
         if (range < 0 || 64 - Long.numberOfLeadingZeros(range) + indexBits > 63) {
-            list.sort(Comparator.comparingLong(key));
+            Arrays.sort(items, Comparator.comparingLong(key));
             return;
         }
         for (int i = 0; i < n; i++) {
             keys[i] = (keys[i] - min) << indexBits | i;
         }
         Arrays.sort(keys);
-        Object[] was = list.toArray();
+        T[] was = items.clone();
         long indexMask = (1L << indexBits) - 1;
         for (int i = 0; i < n; i++) {
-            @SuppressWarnings("unchecked")
-            T t = (T) was[(int) (keys[i] & indexMask)];
-            list.set(i, t);
+            items[i] = was[(int) (keys[i] & indexMask)];
         }
     }
 }

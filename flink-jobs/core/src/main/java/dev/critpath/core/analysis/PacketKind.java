@@ -22,8 +22,11 @@ public enum PacketKind {
     /** A re-send that repaired nothing, on evidence (a D-SACK, its earlier copy seen arriving, an ACK that left before it could arrive): the profile's spurious_retransmissions. */
     SPURIOUS;
 
+    /** Made once: keys are written per arc, packet and connection. */
+    private final String key = name().toLowerCase(Locale.ROOT);
+
     public String key() {
-        return name().toLowerCase(Locale.ROOT);
+        return key;
     }
 
     /** The kind of a re-send the sender recognised this way. */

@@ -41,8 +41,10 @@ public record PathArc(
     public enum Kind {
         NETWORK, HOST, LOSS, UNKNOWN;
 
+        private final String key = name().toLowerCase(java.util.Locale.ROOT);
+
         public String key() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return key;
         }
     }
 }

@@ -46,8 +46,22 @@ final class BuiltinRules {
         return (tenths < 0 && tenths > -10 ? "-" : "") + tenths / 10 + "." + Math.abs(tenths % 10) + " ms";
     }
 
+    /**
+     * A built-in rule: the screen has it put its figures straight into the verdict's counts,
+     * without a map of its own per connection.
+     */
+    abstract static class Builtin implements ScreenRule {
+        @Override
+        public final RuleOutcome check(ConnectionProfile p) {
+            return check(p, new LinkedHashMap<>());
+        }
+
+        /** Puts the figures it looks at into {@code counts} (after any already there) and returns the outcome with them. */
+        abstract RuleOutcome check(ConnectionProfile p, Map<String, Long> counts);
+    }
+
     /** No segment was sent twice. */
-    static final class NoRetransmission implements ScreenRule {
+    static final class NoRetransmission extends Builtin {
         @Override
         public String name() {
             return "no_retransmission";
@@ -59,8 +73,7 @@ final class BuiltinRules {
         }
 
         @Override
-        public RuleOutcome check(ConnectionProfile p) {
-            Map<String, Long> c = new LinkedHashMap<>();
+        RuleOutcome check(ConnectionProfile p, Map<String, Long> c) {
             long probes = p.c2s.tailLossProbes + p.s2c.tailLossProbes;
             c.put("retransmissions", p.retransmissions());
             c.put("fast_retransmits", p.fastRetransmits());
@@ -80,7 +93,7 @@ final class BuiltinRules {
     }
 
     /** The sender never waited for the receiver's window. */
-    static final class NeverRwndLimited implements ScreenRule {
+    static final class NeverRwndLimited extends Builtin {
         private final long toleranceUs;
 
         NeverRwndLimited(long toleranceUs) {
@@ -98,8 +111,7 @@ final class BuiltinRules {
         }
 
         @Override
-        public RuleOutcome check(ConnectionProfile p) {
-            Map<String, Long> c = new LinkedHashMap<>();
+        RuleOutcome check(ConnectionProfile p, Map<String, Long> c) {
             long limited = p.c2s.rwndLimitedUs + p.s2c.rwndLimitedUs;
             long zero = p.c2s.zeroWindowUs + p.s2c.zeroWindowUs;
             c.put("rwnd_limited_us", limited);
@@ -114,7 +126,7 @@ final class BuiltinRules {
     }
 
     /** No retransmission timer fired. */
-    static final class NoTimeout implements ScreenRule {
+    static final class NoTimeout extends Builtin {
         @Override
         public String name() {
             return "no_timeout";
@@ -126,8 +138,7 @@ final class BuiltinRules {
         }
 
         @Override
-        public RuleOutcome check(ConnectionProfile p) {
-            Map<String, Long> c = new LinkedHashMap<>();
+        RuleOutcome check(ConnectionProfile p, Map<String, Long> c) {
             c.put("timeouts", p.timeouts());
             c.put("backoffs", p.backoffs());
             if (p.timeouts() + p.backoffs() == 0) {
@@ -140,7 +151,7 @@ final class BuiltinRules {
     }
 
     /** The server never held the critical path longer than a threshold in one go. */
-    static final class NoServerStall implements ScreenRule {
+    static final class NoServerStall extends Builtin {
         private final long thresholdUs;
 
         NoServerStall(long thresholdUs) {
@@ -158,8 +169,7 @@ final class BuiltinRules {
         }
 
         @Override
-        public RuleOutcome check(ConnectionProfile p) {
-            Map<String, Long> c = new LinkedHashMap<>();
+        RuleOutcome check(ConnectionProfile p, Map<String, Long> c) {
             c.put("max_server_arc_us", p.path.maxServerArcUs());
             c.put("threshold_us", thresholdUs);
             if (p.path.maxServerArcUs() <= thresholdUs) {
@@ -171,7 +181,7 @@ final class BuiltinRules {
     }
 
     /** No ACK released a long back-to-back burst. */
-    static final class NoBurst implements ScreenRule {
+    static final class NoBurst extends Builtin {
         private final long minBurst;
 
         NoBurst(long minBurst) {
@@ -189,8 +199,7 @@ final class BuiltinRules {
         }
 
         @Override
-        public RuleOutcome check(ConnectionProfile p) {
-            Map<String, Long> c = new LinkedHashMap<>();
+        RuleOutcome check(ConnectionProfile p, Map<String, Long> c) {
             long longest = Math.max(p.c2s.longestBurst, p.s2c.longestBurst);
             c.put("longest_burst", longest);
             c.put("min_burst", minBurst);
@@ -202,7 +211,7 @@ final class BuiltinRules {
     }
 
     /** Every packet the sensors saw was analysed: none was cut by the streaming job's per-connection cap. */
-    static final class CompleteTrace implements ScreenRule {
+    static final class CompleteTrace extends Builtin {
         @Override
         public String name() {
             return "complete_trace";
@@ -214,8 +223,7 @@ final class BuiltinRules {
         }
 
         @Override
-        public RuleOutcome check(ConnectionProfile p) {
-            Map<String, Long> c = new LinkedHashMap<>();
+        RuleOutcome check(ConnectionProfile p, Map<String, Long> c) {
             c.put("events_over_cap", p.quality.eventsOverCap());
             if (p.quality.eventsOverCap() == 0) {
                 return RuleOutcome.pass(c);

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
@@ -29,6 +30,9 @@ import java.util.function.Function;
 public final class Screen {
     /** The built-in rules, in the order a verdict lists them. */
     public static final List<String> DEFAULT_RULES = List.copyOf(BuiltinRules.REGISTERED.keySet());
+    private static final Category[] CATEGORIES = Category.ALL.toArray(Category[]::new);
+    /** Each category's key in words, as a verdict names it. */
+    private static final String[] WORDS = Category.ALL.stream().map(c -> c.key().replace('_', ' ')).toArray(String[]::new);
     private final List<ScreenRule> rules;
     private final PacketKeeping packets;
 
@@ -95,12 +99,12 @@ public final class Screen {
     /** Where most of the time beyond propagation went, so a verdict says what to look at first. */
     private static String largestShare(ConnectionProfile p) {
         Category top = Category.SERVER;
-        for (Category c : Category.ALL) {
+        for (Category c : CATEGORIES) {
             if (c != Category.PROPAGATION && c != Category.IDLE && p.times.get(c) > p.times.get(top)) {
                 top = c;
             }
         }
-        return "most time beyond propagation: " + top.key().replace('_', ' ') + " " + BuiltinRules.ms(p.times.get(top)) + " ("
+        return "most time beyond propagation: " + WORDS[top.ordinal()] + " " + BuiltinRules.ms(p.times.get(top)) + " ("
                 + Math.round(100.0 * p.times.get(top) / Math.max(1, p.durationUs())) + "% of " + BuiltinRules.ms(p.durationUs()) + ")";
     }
 
@@ -113,11 +117,17 @@ public final class Screen {
     public ScreenVerdict evaluate(ConnectionProfile p) {
         List<String> failed = new ArrayList<>();
         List<String> findings = new ArrayList<>();
-        Map<String, Long> counts = new LinkedHashMap<>();
+        Map<String, Long> counts = new LinkedHashMap<>(32); // the built-in rules' counts without growing
+        BiConsumer<String, Long> count = counts::put; // putAll would make an entry set and an iterator per rule
         List<String> reasons = new ArrayList<>();
         for (ScreenRule r : rules) {
-            RuleOutcome o = r.check(p);
-            counts.putAll(o.counts());
+            RuleOutcome o;
+            if (r instanceof BuiltinRules.Builtin builtin) {
+                o = builtin.check(p, counts);
+            } else {
+                o = r.check(p);
+                o.counts().forEach(count);
+            }
             if (!o.passed()) {
                 failed.add(r.name());
                 findings.add(r.finding());

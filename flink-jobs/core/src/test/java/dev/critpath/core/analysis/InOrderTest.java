@@ -24,8 +24,11 @@ class InOrderTest {
                 }
                 List<Item> expected = new ArrayList<>(items);
                 expected.sort(Comparator.comparingLong(Item::key));
+                Item[] array = items.toArray(new Item[0]);
                 InOrder.sortBy(items, Item::key);
                 assertEquals(expected, items, "spread " + spread + ", " + n + " items");
+                InOrder.sortBy(array, Item::key);
+                assertEquals(expected, List.of(array), "as an array: spread " + spread + ", " + n + " items");
             }
         }
     }

@@ -1,12 +1,14 @@
 package dev.critpath.core.analysis.align;
 
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.Arrays;
 
 /** The byte ranges a receiver holds: everything below rcvNxt plus out-of-order islands. */
 public final class ReceivedBytes {
     private long rcvNxt = Long.MIN_VALUE;
-    private final TreeMap<Long, Long> islands = new TreeMap<>();
+    /** The islands [starts[i], ends[i]) above rcvNxt, in order, apart from each other; made at the first. */
+    private long[] starts;
+    private long[] ends;
+    private int islands;
 
     /** Records [seq, end); true when any of it was not held before. */
     public boolean add(long seq, long end) {
@@ -19,20 +21,7 @@ public final class ReceivedBytes {
         if (seq <= rcvNxt) {
             inOrderTo(end);
         } else {
-            long s = seq;
-            long en = end;
-            Map.Entry<Long, Long> left = islands.floorEntry(s);
-            if (left != null && left.getValue() >= s) {
-                s = left.getKey();
-                en = Math.max(en, left.getValue());
-                islands.remove(left.getKey());
-            }
-            Map.Entry<Long, Long> right;
-            while ((right = islands.ceilingEntry(s)) != null && right.getKey() <= en) {
-                en = Math.max(en, right.getValue());
-                islands.remove(right.getKey());
-            }
-            islands.put(s, en);
+            island(seq, end);
         }
         return true;
     }
@@ -52,21 +41,71 @@ public final class ReceivedBytes {
     /** Everything below end is held; swallows the islands the in-order data now reaches. */
     private void inOrderTo(long end) {
         rcvNxt = end;
-        Map.Entry<Long, Long> e;
-        while ((e = islands.firstEntry()) != null && e.getKey() <= rcvNxt) {
-            rcvNxt = Math.max(rcvNxt, e.getValue());
-            islands.pollFirstEntry();
+        int swallowed = 0;
+        while (swallowed < islands && starts[swallowed] <= rcvNxt) {
+            rcvNxt = Math.max(rcvNxt, ends[swallowed++]);
+        }
+        if (swallowed > 0) {
+            replace(0, swallowed, 0);
         }
     }
 
+    /** [seq, end) above rcvNxt, merged with the islands it overlaps or touches. */
+    private void island(long seq, long end) {
+        if (starts == null) {
+            starts = new long[4];
+            ends = new long[4];
+        }
+        long s = seq;
+        long en = end;
+        int left = lastStartingAtOrBelow(s);
+        int from = left + 1;
+        if (left >= 0 && ends[left] >= s) {
+            s = starts[left];
+            en = Math.max(en, ends[left]);
+            from = left;
+        }
+        int to = left + 1;
+        while (to < islands && starts[to] <= en) {
+            en = Math.max(en, ends[to++]);
+        }
+        replace(from, to, 1);
+        starts[from] = s;
+        ends[from] = en;
+    }
+
+    /** Makes room for `count` islands in place of those in [from, to). */
+    private void replace(int from, int to, int count) {
+        int after = islands - to;
+        if (islands - (to - from) + count > starts.length) {
+            starts = Arrays.copyOf(starts, starts.length * 2);
+            ends = Arrays.copyOf(ends, ends.length * 2);
+        }
+        System.arraycopy(starts, to, starts, from + count, after);
+        System.arraycopy(ends, to, ends, from + count, after);
+        islands += count - (to - from);
+    }
+
+    /** The last island starting at or below seq, or -1. */
+    private int lastStartingAtOrBelow(long seq) {
+        int lo = 0;
+        int hi = islands;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (starts[mid] <= seq) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo - 1;
+    }
+
     private boolean covered(long seq, long end) {
-        if (islands.isEmpty()) { // the usual case: no boxed lookup
+        if (islands == 0) {
             return false;
         }
-        if (seq < rcvNxt) {
-            seq = rcvNxt;
-        }
-        Map.Entry<Long, Long> e = islands.floorEntry(seq);
-        return e != null && e.getValue() >= end;
+        int i = lastStartingAtOrBelow(Math.max(seq, rcvNxt));
+        return i >= 0 && ends[i] >= end;
     }
 }

@@ -2,7 +2,6 @@ package dev.critpath.core.analysis.align;
 
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.PacketEvent;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -21,29 +20,56 @@ public final class RemoteStamps {
 
     /** The far end sends client to server. */
     private final boolean fromC2s;
-    /** The far end's stamped packets, in capture order. */
-    private final List<Packet> stamped;
+    /** The far end's first and latest stamped packets taken, in capture order; null before any. */
+    private Packet first;
+    private Packet latest;
+    /** A stamp ran back further than reordering steps. */
+    private boolean ranBack;
+    /** Greatest common divisor of the steps forward from one stamp to the next. */
+    private long steps;
     /** µs per tick of their clock; 0 when they are no clock. */
-    private final long tick;
+    private long tick;
     /** µs a stamp may lag its packet's making: one step of the clock. */
-    private final long resolution;
+    private long resolution;
+    /** The least arrival less stamp of the far end's packets. */
+    private long quickest = Long.MAX_VALUE;
 
-    private RemoteStamps(boolean fromC2s, List<Packet> stamped) {
+    private RemoteStamps(boolean fromC2s) {
         this.fromC2s = fromC2s;
-        this.stamped = stamped;
-        this.tick = tickUs(stamped);
-        this.resolution = tick * stepsOf(stamped);
     }
 
     /** The stamps of the packets of {@code pkts} (one sensor's, capture order) sent by the far end ({@code c2s == fromC2s}). */
-    static RemoteStamps of(List<Packet> pkts, boolean fromC2s) {
-        List<Packet> stamped = new ArrayList<>();
+    static RemoteStamps of(Packet[] pkts, boolean fromC2s) {
+        RemoteStamps s = new RemoteStamps(fromC2s);
         for (Packet p : pkts) {
             if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
-                stamped.add(p);
+                s.take(p);
             }
         }
-        return new RemoteStamps(fromC2s, stamped);
+        s.tick = s.clockTick();
+        s.resolution = s.tick * Math.max(1, s.steps);
+        if (s.clocked()) {
+            for (Packet p : pkts) {
+                if (s.stampedRemote(p)) {
+                    s.quickest = Math.min(s.quickest, p.ts - s.stampedAt(p));
+                }
+            }
+        }
+        return s;
+    }
+
+    /** The next stamped packet of the far end. */
+    private void take(Packet p) {
+        if (first == null) {
+            first = p;
+        } else {
+            long step = stampsAfter(latest, p);
+            ranBack |= step < -MAX_STEP_BACK;
+            if (step > 0 && steps != 1) { // a clock stepping by one stays so
+                steps = gcd(steps, step);
+            }
+        }
+        latest = p;
     }
 
     /** Whether the far end's stamps tell time: its packets carry them and they fit a clock. */
@@ -62,7 +88,6 @@ public final class RemoteStamps {
      * before the moment it stands for.
      */
     long stampedAt(Packet p) {
-        Packet first = stamped.get(0);
         return first.ts + stampsAfter(first, p) * tick;
     }
 
@@ -71,43 +96,15 @@ public final class RemoteStamps {
     }
 
     /**
-     * Per packet of {@code pkts} (the packets these stamps came from): for the far end's stamped
-     * ones, the µs it spent on the way beyond the quickest such packet, less two steps of the
-     * stamps' resolution (a stamp rounds its departure down by up to one, and the host may hold a
-     * stamped packet a little before it leaves); 0 for the rest, and for all when the stamps'
-     * clock cannot be told.
+     * For one of the far end's stamped packets, the µs it spent on the way beyond the quickest such
+     * packet, less two steps of the stamps' resolution (a stamp rounds its departure down by up to
+     * one, and the host may hold a stamped packet a little before it leaves); 0 for other packets,
+     * and for all when the stamps' clock cannot be told. A stamp's step: a clock counting
+     * milliseconds may advance ten at once (a 100 Hz timer), so a stamp may be up to that much
+     * older than its packet's departure.
      */
-    long[] extraDelays(List<Packet> pkts) {
-        long[] extra = new long[pkts.size()];
-        if (!clocked()) {
-            return extra;
-        }
-        long quickest = Long.MAX_VALUE;
-        for (Packet p : stamped) {
-            quickest = Math.min(quickest, p.ts - stampedAt(p));
-        }
-        for (int i = 0; i < extra.length; i++) {
-            Packet p = pkts.get(i);
-            if (stampedRemote(p)) {
-                extra[i] = Math.max(0, p.ts - stampedAt(p) - quickest - 2 * resolution);
-            }
-        }
-        return extra;
-    }
-
-    /**
-     * Ticks the stamps move by at a time: a clock counting milliseconds may advance ten at once
-     * (a 100 Hz timer), so a stamp may be up to that much older than its packet's departure.
-     */
-    private static long stepsOf(List<Packet> stamped) {
-        long steps = 0;
-        for (int i = 1; i < stamped.size(); i++) {
-            long step = stampsAfter(stamped.get(i - 1), stamped.get(i));
-            if (step > 0) {
-                steps = gcd(steps, step);
-            }
-        }
-        return Math.max(1, steps);
+    long extraDelay(Packet p) {
+        return stampedRemote(p) ? Math.max(0, p.ts - stampedAt(p) - quickest - 2 * resolution) : 0;
     }
 
     private static long gcd(long a, long b) {
@@ -130,12 +127,16 @@ public final class RemoteStamps {
      * steps (randomised or rewritten on the way), or a rate that fits no tick over the span.
      */
     public static long tickUs(List<Packet> stamped) {
-        for (int i = 1; i < stamped.size(); i++) {
-            if (stampsAfter(stamped.get(i - 1), stamped.get(i)) < -MAX_STEP_BACK) {
-                return 0;
-            }
+        RemoteStamps s = new RemoteStamps(false);
+        for (int i = 0, n = stamped.size(); i < n; i++) {
+            s.take(stamped.get(i));
         }
-        return stamped.isEmpty() ? 0 : tick(stamped.get(0), stamped.get(stamped.size() - 1));
+        return s.clockTick();
+    }
+
+    /** The tick of the stamps taken, as {@link #tickUs}. */
+    private long clockTick() {
+        return ranBack || first == null ? 0 : tick(first, latest);
     }
 
     /** The clock whose rate fits the capture's span within 10 %, or 0 when none does or the span is too short. */

@@ -7,8 +7,7 @@ import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.analysis.clean.SensorView;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayDeque;
-import java.util.List;
+import java.util.Arrays;
 
 /** Which of a connection's sensors sits at the client's side and which at the server's. */
 final class SensorRoles {
@@ -53,42 +52,43 @@ final class SensorRoles {
      * </ul>
      */
     static SensorRole evidence(SensorView v) {
-        SensorRole byTtl = byTtl(v.pkts);
-        SensorRole byHandshake = byHandshake(v.pkts);
+        SensorRole byTtl = byTtl(v.pieceArray());
+        SensorRole byHandshake = byHandshake(v.pieceArray());
         if (byTtl == SensorRole.UNKNOWN) {
             return byHandshake;
         }
         return byHandshake == SensorRole.UNKNOWN || byHandshake == byTtl ? byTtl : SensorRole.UNKNOWN;
     }
 
-    private static SensorRole byTtl(List<Packet> pkts) {
-        boolean clientInitial = allInitialTtl(pkts, true);
-        boolean serverInitial = allInitialTtl(pkts, false);
+    /** The direction whose every packet (with a TTL, one at least) carries an initial TTL, if only one does. */
+    private static SensorRole byTtl(Packet[] pkts) {
+        boolean[] any = new boolean[2]; // by direction: client to server first
+        boolean[] notInitial = new boolean[2];
+        for (Packet p : pkts) {
+            if (p.ttl > 0) {
+                int dir = p.c2s ? 0 : 1;
+                any[dir] = true;
+                notInitial[dir] |= !isInitialTtl(p.ttl);
+            }
+        }
+        boolean clientInitial = any[0] && !notInitial[0];
+        boolean serverInitial = any[1] && !notInitial[1];
         if (clientInitial == serverInitial) {
             return SensorRole.UNKNOWN; // both next to the sensor (one LAN), or neither: TTL cannot tell
         }
         return clientInitial ? SensorRole.CLIENT : SensorRole.SERVER;
     }
 
-    /** Every packet of the direction carries an initial TTL (false when none has a TTL). */
-    private static boolean allInitialTtl(List<Packet> pkts, boolean c2s) {
-        boolean any = false;
-        for (Packet p : pkts) {
-            if (p.c2s == c2s && p.ttl > 0) {
-                any = true;
-                boolean initial = false;
-                for (int t : INITIAL_TTLS) {
-                    initial |= p.ttl == t;
-                }
-                if (!initial) {
-                    return false;
-                }
+    private static boolean isInitialTtl(int ttl) {
+        for (int t : INITIAL_TTLS) {
+            if (ttl == t) {
+                return true;
             }
         }
-        return any;
+        return false;
     }
 
-    private static SensorRole byHandshake(List<Packet> pkts) {
+    private static SensorRole byHandshake(Packet[] pkts) {
         Packet syn = null;
         Packet synAck = null;
         for (Packet p : pkts) {
@@ -137,8 +137,8 @@ final class SensorRoles {
      * is short there and the server's long, and the other way round near the server.
      */
     private static double nearClientScore(SensorView v) {
-        long clientTurn = minTurnaround(v.pkts, Direction.S2C);
-        long serverTurn = minTurnaround(v.pkts, Direction.C2S);
+        long clientTurn = minTurnaround(v.pieceArray(), Direction.S2C, Workspace.ofThread());
+        long serverTurn = minTurnaround(v.pieceArray(), Direction.C2S, Workspace.ofThread());
         if (clientTurn == Long.MAX_VALUE || serverTurn == Long.MAX_VALUE) {
             return 0;
         }
@@ -151,22 +151,37 @@ final class SensorRoles {
      * keep-alive (one old byte or none, just below what the peer acknowledged) draws an
      * immediate ACK: on an idle connection it is the only round trip there is.
      */
-    static long minTurnaround(List<Packet> pkts, Direction from) {
+    static long minTurnaround(Packet[] pkts, Direction from, Workspace ws) {
         boolean fromC2s = from == Direction.C2S;
-        ArrayDeque<Packet> pending = new ArrayDeque<>();
-        LongSet sent = new LongSet();
-        LongSet sentTwice = new LongSet();
+        int[] pending = ws.pending(pkts.length); // a queue of capture indices
+        int head = 0;
+        int tail = 0;
+        // a segment starting at or above all sent before is sent for the first time: those ascend,
+        // so they are kept in order and looked up by halving; only the others go to a set
+        long[] firstSeqs = ws.firstSeqs(pkts.length);
+        int firsts = 0;
+        long sentTo = Long.MIN_VALUE;
+        LongSet otherSeqs = null;
+        LongSet sentTwice = null;
         long best = Long.MAX_VALUE;
         long peerAck = Long.MIN_VALUE;
         Packet keepalive = null;
-        for (Packet p : pkts) {
+        for (int i = 0; i < pkts.length; i++) {
+            Packet p = pkts[i];
             if (p.c2s == fromC2s) {
                 keepalive = p.len <= 1 && p.seq == peerAck - 1 && !p.has(TcpFlags.SYN) && !p.has(TcpFlags.FIN) && !p.has(TcpFlags.RST) ? p : null;
                 if (keepalive == null && p.carriesSeqSpace()) {
-                    pending.addLast(p);
-                    if (!sent.add(p.seq)) {
+                    pending[tail++] = i;
+                    if (p.seq >= sentTo) {
+                        firstSeqs[firsts++] = p.seq;
+                    } else if (Arrays.binarySearch(firstSeqs, 0, firsts, p.seq) >= 0 || otherSeqs != null && otherSeqs.contains(p.seq)) {
+                        sentTwice = sentTwice == null ? new LongSet() : sentTwice;
                         sentTwice.add(p.seq);
+                    } else {
+                        otherSeqs = otherSeqs == null ? new LongSet() : otherSeqs;
+                        otherSeqs.add(p.seq);
                     }
+                    sentTo = Math.max(sentTo, p.end());
                 }
             } else if (p.has(TcpFlags.ACK)) {
                 peerAck = Math.max(peerAck, p.ack);
@@ -175,10 +190,10 @@ final class SensorRoles {
                     keepalive = null;
                 }
                 Packet latest = null;
-                while (!pending.isEmpty() && pending.peekFirst().end() <= p.ack) {
-                    latest = pending.pollFirst();
+                while (head < tail && pkts[pending[head]].end() <= p.ack) {
+                    latest = pkts[pending[head++]];
                 }
-                if (latest != null && !sentTwice.contains(latest.seq)) {
+                if (latest != null && (sentTwice == null || !sentTwice.contains(latest.seq))) {
                     best = Math.min(best, p.ts - latest.ts);
                 }
             }

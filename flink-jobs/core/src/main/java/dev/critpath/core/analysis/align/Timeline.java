@@ -3,11 +3,11 @@ package dev.critpath.core.analysis.align;
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Direction;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.analysis.clean.SensorView;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -36,10 +36,11 @@ public final class Timeline {
     /** A sensor's stated side (configured or hinted) that its own packets contradict (see {@link SensorRoles#evidence}). */
     public final boolean sideContradicted;
 
-    private Timeline(boolean sideContradicted, CaptureMode mode, List<Tx> txs, SensorView clientView, SensorView serverView, SensorClock clock, long minOwdC2s,
+    /** @param txs in the timeline's order, see {@link #ordered} */
+    private Timeline(boolean sideContradicted, CaptureMode mode, Tx[] txs, SensorView clientView, SensorView serverView, SensorClock clock, long minOwdC2s,
             long minOwdS2c, long minRttUs, CaptureGaps gaps) {
         this.mode = mode;
-        this.txs = txs;
+        this.txs = Arrays.asList(txs);
         this.clientView = clientView;
         this.serverView = serverView;
         this.clock = clock;
@@ -50,7 +51,6 @@ public final class Timeline {
         this.lostBetweenSensors = gaps.lostC2s + gaps.lostS2c;
         this.acksLostBetweenSensors = gaps.lostAcks;
         this.sideContradicted = sideContradicted;
-        ordered(txs);
     }
 
     /**
@@ -65,27 +65,32 @@ public final class Timeline {
         if (views.size() > 2) {
             throw new IllegalArgumentException("a connection seen by " + views.size() + " sensors; at most two (client and server side) are supported");
         }
-        boolean contradicted = views.stream().anyMatch(v -> SensorRoles.contradicted(v, cfg));
+        boolean contradicted = false;
+        for (SensorView v : views) {
+            contradicted |= SensorRoles.contradicted(v, cfg);
+        }
+        Workspace ws = Workspace.ofThread();
         if (views.size() == 1) {
-            return singleSensor(contradicted, views.get(0), SensorRoles.isClientSide(views.get(0), cfg));
+            return singleSensor(contradicted, views.get(0), SensorRoles.isClientSide(views.get(0), cfg), ws);
         }
         boolean firstIsClient = SensorRoles.firstIsClientSide(views.get(0), views.get(1), cfg);
-        return twoPoint(contradicted, views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior);
+        return twoPoint(contradicted, views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior, ws);
     }
 
     /**
      * The remote end's events one half of the minimum round trip away from the sensor's, the local
      * end's packets arriving no earlier than the remote end's timestamp echoes allow.
      */
-    private static Timeline singleSensor(boolean sideContradicted, SensorView v, boolean atClient) {
-        TimestampEchoes echoes = TimestampEchoes.of(v.pkts, atClient);
-        RemoteStamps stamps = RemoteStamps.of(v.pkts, !atClient);
-        long minRtt = Math.min(SensorRoles.minTurnaround(v.pkts, Direction.of(atClient)), echoes.minRoundTrip(stamps));
+    private static Timeline singleSensor(boolean sideContradicted, SensorView v, boolean atClient, Workspace ws) {
+        Packet[] pkts = v.pieceArray();
+        TimestampEchoes echoes = TimestampEchoes.of(pkts, atClient, ws);
+        RemoteStamps stamps = RemoteStamps.of(pkts, !atClient);
+        long minRtt = Math.min(SensorRoles.minTurnaround(pkts, Direction.of(atClient), ws), echoes.minRoundTrip(stamps));
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
-        long[] queued = stamps.extraDelays(v.pkts);
-        List<Tx> txs = new ArrayList<>(v.pkts.size());
-        for (Packet p : v.pkts) {
-            Tx t = new Tx(txs.size(), p);
+        Tx[] txs = new Tx[pkts.length];
+        for (int i = 0; i < pkts.length; i++) {
+            Packet p = pkts[i];
+            Tx t = new Tx(i, p);
             boolean leavesHere = p.c2s == atClient;
             if (leavesHere) {
                 t.departed(p.ts, false);
@@ -93,16 +98,16 @@ public final class Timeline {
             } else {
                 t.arrived(p.ts, false);
                 t.seenArriving(p);
-                t.departed(p.ts - half - queued[txs.size()], true);
+                t.departed(p.ts - half - stamps.extraDelay(p), true);
             }
-            txs.add(t);
+            txs[i] = t;
         }
         echoes.bound(txs);
-        return new Timeline(sideContradicted, atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, txs, atClient ? v : null, atClient ? null : v,
+        return new Timeline(sideContradicted, atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, ordered(txs, ws), atClient ? v : null, atClient ? null : v,
                 SensorClock.ONE_SENSOR, half, half, minRtt == Long.MAX_VALUE ? -1 : minRtt, new CaptureGaps());
     }
 
-    private static Timeline twoPoint(boolean sideContradicted, SensorView client, SensorView server, PathPrior prior) {
+    private static Timeline twoPoint(boolean sideContradicted, SensorView client, SensorView server, PathPrior prior, Workspace ws) {
         List<Tx> txs = new ArrayList<>(client.pkts.size() + server.pkts.size());
         Matching c2s = Matching.match(client.pkts, server.pkts, Direction.C2S);
         Matching s2c = Matching.match(server.pkts, client.pkts, Direction.S2C);
@@ -115,7 +120,8 @@ public final class Timeline {
         long minOwdS2c = orElse(minObservedOwd(txs, Direction.S2C), prior.owdS2cUs());
         long minRtt = minOwdC2s >= 0 && minOwdS2c >= 0 ? minOwdC2s + minOwdS2c : -1;
         CaptureGaps gaps = CaptureGaps.fill(txs, minOwdC2s, minOwdS2c);
-        return new Timeline(sideContradicted, CaptureMode.TWO_POINT, txs, client, server, clock, minOwdC2s, minOwdS2c, minRtt, gaps);
+        return new Timeline(sideContradicted, CaptureMode.TWO_POINT, ordered(txs.toArray(new Tx[0]), ws), client, server, clock, minOwdC2s, minOwdS2c,
+                minRtt, gaps);
     }
 
     private static long orElse(long observed, long known) {
@@ -132,32 +138,75 @@ public final class Timeline {
         return best == Long.MAX_VALUE ? -1 : best;
     }
 
-    /** Orders transmissions by their earliest known time, numbers them, and marks what was new to each receiver. */
-    private static void ordered(List<Tx> txs) {
-        InOrder.sortBy(txs, Timeline::sortTime);
-        for (int i = 0; i < txs.size(); i++) {
-            txs.get(i).numbered(i);
+    /**
+     * Orders transmissions (in place) by their earliest known time, ties as numbered when made;
+     * numbers them so, and marks what was new to each receiver.
+     */
+    private static Tx[] ordered(Tx[] txs, Workspace ws) {
+        KeyedIndices byTime = ws.byTime;
+        byTime.clear(txs.length);
+        addByTime(byTime, txs, true); // each direction's come nearly in time order: few runs to merge
+        addByTime(byTime, txs, false);
+        byTime.sort();
+        moveTo(txs, byTime.indices);
+        for (int i = 0; i < txs.length; i++) {
+            txs[i].numbered(i);
         }
-        for (Direction dir : Direction.values()) {
-            markNewAtReceiver(txs, dir);
+        markNewAtReceiver(txs, ws);
+        return txs;
+    }
+
+    private static void addByTime(KeyedIndices byTime, Tx[] txs, boolean c2s) {
+        for (Tx t : txs) {
+            if (t.c2s() == c2s) {
+                byTime.add(t.dep() != Tx.NONE ? t.dep() : t.arr(), t.idx());
+            }
         }
     }
 
-    private static long sortTime(Tx t) {
-        return t.dep() != Tx.NONE ? t.dep() : t.arr();
+    /**
+     * Moves txs[from[i]] to i for every i, in place: a cycle of the permutation at a time, each
+     * position marked done (~from) as it is filled.
+     */
+    private static void moveTo(Tx[] txs, int[] from) {
+        for (int start = 0; start < txs.length; start++) {
+            if (from[start] < 0) {
+                continue;
+            }
+            Tx first = txs[start];
+            int to = start;
+            while (from[to] != start) {
+                int next = from[to];
+                txs[to] = txs[next];
+                from[to] = ~next;
+                to = next;
+            }
+            txs[to] = first;
+            from[to] = ~start;
+        }
     }
 
     /** Flags the arrivals that brought the receiver bytes it did not have yet. */
-    private static void markNewAtReceiver(List<Tx> txs, Direction dir) {
-        List<Tx> arrivals = new ArrayList<>();
+    private static void markNewAtReceiver(Tx[] txs, Workspace ws) {
+        KeyedIndices atServer = ws.byTime;
+        KeyedIndices atClient = ws.arrivals;
+        atServer.clear(txs.length);
+        atClient.clear(txs.length);
         for (Tx t : txs) {
-            if (t.direction() == dir && t.arr() != Tx.NONE && t.p.carriesSeqSpace()) {
-                arrivals.add(t);
+            if (t.arr() != Tx.NONE && t.p.carriesSeqSpace()) {
+                (t.c2s() ? atServer : atClient).add(t.arr(), t.idx());
             }
         }
-        InOrder.sortBy(arrivals, t -> t.arr());
+        markNew(txs, atServer);
+        markNew(txs, atClient);
+    }
+
+    /** @param arrivals one receiver's arrivals that carry sequence space */
+    private static void markNew(Tx[] txs, KeyedIndices arrivals) {
+        arrivals.sort();
         ReceivedBytes got = new ReceivedBytes();
-        for (Tx t : arrivals) {
+        for (int i = 0; i < arrivals.size; i++) {
+            Tx t = txs[arrivals.indices[i]];
             t.newAtReceiver(got.add(t.seq(), t.end()));
         }
     }

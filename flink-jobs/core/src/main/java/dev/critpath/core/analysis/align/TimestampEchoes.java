@@ -2,9 +2,6 @@ package dev.critpath.core.analysis.align;
 
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * With one capture, what the unwatched end's TCP timestamps say about when the local end's
@@ -17,38 +14,76 @@ import java.util.List;
  * unstamped) nothing changes.
  */
 final class TimestampEchoes {
-    private final List<Packet> pkts;
+    private final Packet[] pkts;
     private final boolean atClient;
+    private final Workspace ws;
     /** The first local timestamp, which the others are taken relative to (they wrap at 2^32). */
     private final long base;
-    /** Local packets with a timestamp, packed: relative timestamp, then the capture index; sorted. */
-    private final long[] sent;
+    /** Local packets with a timestamp by it (relative); none when the local end leaves some packets unstamped. */
+    private final KeyedIndices byStamp;
+    /** Local packets taking sequence space by where they end. */
+    private final KeyedIndices ends;
+    /**
+     * Per packet, the first local packet carrying the timestamp that this one echoes (a remote
+     * packet that {@link #echoes}) or carries (a local one), or -1.
+     */
+    private final int[] firstCarriers;
 
-    private TimestampEchoes(List<Packet> pkts, boolean atClient) {
+    private TimestampEchoes(Packet[] pkts, boolean atClient, Workspace ws) {
         this.pkts = pkts;
         this.atClient = atClient;
+        this.ws = ws;
+        int n = pkts.length;
+        byStamp = ws.stamps;
+        byStamp.clear(n);
+        ends = ws.ends;
+        ends.clear(n);
         long first = Long.MIN_VALUE;
-        long[] keys = new long[pkts.size()];
-        int n = 0;
         boolean unstamped = false;
-        for (int i = 0; i < pkts.size(); i++) {
-            Packet p = pkts.get(i);
-            if (p.c2s == atClient && p.tsval >= 0) {
+        for (int i = 0; i < n; i++) {
+            Packet p = pkts[i];
+            if (p.c2s != atClient) {
+                continue;
+            }
+            if (p.tsval >= 0) {
                 first = first == Long.MIN_VALUE ? p.tsval : first;
-                keys[n++] = (RemoteStamps.relative(p.tsval, first) << 32) | i;
-            } else if (p.c2s == atClient && !p.has(TcpFlags.RST)) {
+                byStamp.add(RemoteStamps.relative(p.tsval, first), i);
+            } else if (!p.has(TcpFlags.RST)) {
                 unstamped = true;
+            }
+            if (p.carriesSeqSpace() && p.end() >= 0 && p.end() < 1L << 31) {
+                ends.add(p.end(), i);
             }
         }
         base = first;
-        // a stack that stamps only some of its packets: the peer keeps echoing a stale stamp, which names nothing
-        sent = unstamped ? new long[0] : Arrays.copyOf(keys, n);
-        Arrays.sort(sent);
+        if (unstamped) {
+            byStamp.clear(0); // a stack that stamps only some of its packets: the peer keeps echoing a stale stamp, which names nothing
+        }
+        byStamp.sort();
+        ends.sort();
+        firstCarriers = ws.firstCarriers(n);
+        int carrier = -1;
+        long echoed = Long.MIN_VALUE; // echoes come in runs of one timestamp: each run looked up once
+        for (int i = 0; i < n; i++) {
+            Packet p = pkts[i];
+            if (echoes(p)) {
+                long rel = RemoteStamps.relative(p.tsecr, base);
+                carrier = rel == echoed ? carrier : byStamp.firstWith(rel);
+                echoed = rel;
+                firstCarriers[i] = carrier;
+            } else {
+                firstCarriers[i] = -1; // the local end's stamped packets follow
+            }
+        }
+        for (int k = 0; k < byStamp.size; k++) {
+            carrier = k == 0 || byStamp.keys[k] != byStamp.keys[k - 1] ? byStamp.indices[k] : carrier;
+            firstCarriers[byStamp.indices[k]] = carrier;
+        }
     }
 
     /** @param pkts one sensor's packets in capture order; atClient: the sensor is at the client's side */
-    static TimestampEchoes of(List<Packet> pkts, boolean atClient) {
-        return new TimestampEchoes(pkts, atClient);
+    static TimestampEchoes of(Packet[] pkts, boolean atClient, Workspace ws) {
+        return new TimestampEchoes(pkts, atClient, ws);
     }
 
     /**
@@ -68,20 +103,21 @@ final class TimestampEchoes {
     long minRoundTrip(RemoteStamps stamps) {
         long best = Long.MAX_VALUE;
         SecondMinima ways = new SecondMinima();
-        long[] ends = stamps.clocked() ? localEnds() : new long[0];
-        for (Packet p : pkts) {
-            if (stamps.stampedRemote(p)) {
+        for (int i = 0; i < pkts.length; i++) {
+            Packet p = pkts[i];
+            boolean stamped = stamps.stampedRemote(p);
+            if (stamped) {
                 ways.back(p.ts, p.ts - stamps.stampedAt(p));
             }
             // a SYN cookie's stamp is up to 64 ticks old (its low bits carry options): it bounds no way there
-            boolean timed = stamps.stampedRemote(p) && !p.has(TcpFlags.SYN);
-            int named = echoes(p) ? firstWith(p.tsecr) : -1;
-            long sent = named >= 0 ? pkts.get(named).ts : Long.MIN_VALUE;
+            boolean timed = stamped && !p.has(TcpFlags.SYN);
+            int named = p.c2s != atClient ? firstCarriers[i] : -1;
+            long sent = named >= 0 ? pkts[named].ts : Long.MIN_VALUE;
             if (p.ts > sent && named >= 0) {
                 best = Math.min(best, p.ts - sent);
             }
-            int acked = timed && p.has(TcpFlags.ACK) ? firstEndingAt(ends, p.ack) : -1;
-            sent = Math.max(sent, acked >= 0 ? pkts.get(acked).ts : Long.MIN_VALUE);
+            int acked = timed && p.has(TcpFlags.ACK) ? firstEndingAt(p.ack) : -1;
+            sent = Math.max(sent, acked >= 0 ? pkts[acked].ts : Long.MIN_VALUE);
             if (timed && sent != Long.MIN_VALUE && sent < p.ts) {
                 ways.there(p.ts, stamps.stampedAt(p) + stamps.resolutionUs() - sent);
             }
@@ -89,34 +125,16 @@ final class TimestampEchoes {
         return Math.min(best, ways.leastSum());
     }
 
-    /** Local packets taking sequence space, packed: where they end, then the capture index; sorted. */
-    private long[] localEnds() {
-        long[] ends = new long[pkts.size()];
-        int n = 0;
-        for (int i = 0; i < pkts.size(); i++) {
-            Packet p = pkts.get(i);
-            if (p.c2s == atClient && p.carriesSeqSpace() && p.end() >= 0 && p.end() < 1L << 31) {
-                ends[n++] = p.end() << 32 | i;
-            }
-        }
-        long[] sorted = Arrays.copyOf(ends, n);
-        Arrays.sort(sorted);
-        return sorted;
-    }
-
     /** Capture index of the earliest local packet ending at this sequence number, or -1: some copy of it had arrived. */
-    private static int firstEndingAt(long[] ends, long seq) {
-        if (seq < 0 || seq >= 1L << 31) {
-            return -1;
-        }
-        int k = Arrays.binarySearch(ends, seq << 32);
-        k = k >= 0 ? k : -k - 1;
-        return k < ends.length && ends[k] >> 32 == seq ? (int) ends[k] : -1;
+    private int firstEndingAt(long seq) {
+        return seq < 0 || seq >= 1L << 31 ? -1 : ends.firstWith(seq);
     }
 
     /** Each way's least per second of capture time, summed over the same or adjacent seconds. */
     private static final class SecondMinima {
         private long second = Long.MIN_VALUE;
+        /** Where that second starts, µs; MAX_VALUE before the first. */
+        private long secondStart = Long.MAX_VALUE;
         private long there = Long.MAX_VALUE;
         private long back = Long.MAX_VALUE;
         private long prevSecond = Long.MIN_VALUE;
@@ -136,10 +154,11 @@ final class TimestampEchoes {
 
         /** Moves to the second holding ts, pairing the one it leaves with the one before. */
         private void at(long ts) {
-            long s = Math.floorDiv(ts, 1_000_000);
-            if (s == second) {
+            if (ts >= secondStart && ts - secondStart < 1_000_000) {
                 return;
             }
+            long s = Math.floorDiv(ts, 1_000_000);
+            secondStart = s * 1_000_000;
             close();
             boolean adjacent = s == second + 1;
             prevSecond = adjacent ? second : Long.MIN_VALUE;
@@ -172,23 +191,26 @@ final class TimestampEchoes {
      * and moves the local ones' estimated arrivals to just after the latest remote departure that
      * did not echo them, yet no later than the earliest that did.
      */
-    void bound(List<Tx> txs) {
-        List<Tx> echoing = new ArrayList<>();
-        for (Tx t : txs) {
-            int named = echoes(t.p) ? firstWith(t.p.tsecr) : -1;
+    void bound(Tx[] txs) {
+        KeyedIndices echoing = ws.echoes;
+        echoing.clear(txs.length);
+        for (int i = 0; i < txs.length; i++) {
+            Tx t = txs[i];
+            int named = t.c2s() != atClient ? firstCarriers[i] : -1;
             if (named >= 0) {
-                t.echoNames(txs.get(named));
-                echoing.add(t);
+                t.echoNames(txs[named]);
+                echoing.add(RemoteStamps.relative(t.p.tsecr, base), i);
             }
         }
-        if (echoing.isEmpty()) {
+        if (echoing.size == 0) {
             return;
         }
-        Departures byEcho = new Departures(echoing, base);
+        Departures byEcho = new Departures(echoing, txs, ws);
         long peerAck = 0; // the SYN's sequence number: a SYN and the SYN/ACK answering it set TS.Recent
         long sentTo = Long.MIN_VALUE;
         long fifo = Long.MIN_VALUE;
-        for (Tx t : txs) {
+        for (int i = 0; i < txs.length; i++) {
+            Tx t = txs[i];
             if (t.c2s() != atClient) {
                 peerAck = t.has(TcpFlags.ACK) ? Math.max(peerAck, t.p.ack) : peerAck;
                 continue;
@@ -203,7 +225,7 @@ final class TimestampEchoes {
                 }
                 // an echo of this timestamp (for the first packet carrying it) or of a later one left
                 // after this arrived: that evidence wins where the departures' estimates disagree
-                boolean first = firstWith(t.p.tsval) == t.idx();
+                boolean first = firstCarriers[i] == i;
                 arr = Math.max(t.dep() + 1, Math.min(arr, byEcho.before(first ? ts : ts + 1)));
             }
             if (arr != t.arr()) {
@@ -216,68 +238,42 @@ final class TimestampEchoes {
 
     /** A remote packet that echoes a local timestamp (a SYN's echo field is zero, not an echo). */
     private boolean echoes(Packet p) {
-        return p.c2s != atClient && p.has(TcpFlags.ACK) && p.tsecr >= 0 && sent.length > 0;
-    }
-
-    /** Capture index of the first local packet carrying this timestamp, or -1. */
-    private int firstWith(long ts) {
-        long rel = RemoteStamps.relative(ts, base);
-        int k = Arrays.binarySearch(sent, rel << 32);
-        k = k >= 0 ? k : -k - 1;
-        return k < sent.length && sent[k] >> 32 == rel ? (int) sent[k] : -1;
+        return p.c2s != atClient && p.has(TcpFlags.ACK) && p.tsecr >= 0 && byStamp.size > 0;
     }
 
     /** The remote departures by the timestamp they echo. */
     private static final class Departures {
-        private final long[] echoed;
-        /** Latest estimated departure among those echoing no more than echoed[i]. */
+        private final KeyedIndices echoed;
+        /** Latest estimated departure among those echoing no more than the k-th echo. */
         private final long[] latestUpTo;
-        /** Earliest estimated departure among those echoing at least echoed[i]. */
+        /** Earliest estimated departure among those echoing at least the k-th echo. */
         private final long[] earliestFrom;
 
-        Departures(List<Tx> remote, long base) {
-            int n = remote.size();
-            long[][] pairs = new long[n][];
+        /** @param echoed the echoing transmissions of txs by the (relative) timestamp they echo */
+        Departures(KeyedIndices echoed, Tx[] txs, Workspace ws) {
+            echoed.sort();
+            int n = echoed.size;
+            this.echoed = echoed;
+            latestUpTo = ws.latestUpTo(n);
+            earliestFrom = ws.earliestFrom(n);
             for (int i = 0; i < n; i++) {
-                pairs[i] = new long[] {RemoteStamps.relative(remote.get(i).p.tsecr, base), remote.get(i).dep()};
-            }
-            Arrays.sort(pairs, (a, b) -> Long.compare(a[0], b[0]));
-            echoed = new long[n];
-            latestUpTo = new long[n];
-            earliestFrom = new long[n];
-            for (int i = 0; i < n; i++) {
-                echoed[i] = pairs[i][0];
-                latestUpTo[i] = Math.max(pairs[i][1], i == 0 ? Long.MIN_VALUE : latestUpTo[i - 1]);
+                latestUpTo[i] = Math.max(txs[echoed.indices[i]].dep(), i == 0 ? Long.MIN_VALUE : latestUpTo[i - 1]);
             }
             for (int i = n - 1; i >= 0; i--) {
-                earliestFrom[i] = Math.min(pairs[i][1], i == n - 1 ? Long.MAX_VALUE : earliestFrom[i + 1]);
+                earliestFrom[i] = Math.min(txs[echoed.indices[i]].dep(), i == n - 1 ? Long.MAX_VALUE : earliestFrom[i + 1]);
             }
         }
 
         /** Just after the latest departure echoing an earlier (relative) timestamp than ts; MIN_VALUE when none did. */
         long after(long ts) {
-            int below = firstAtLeast(ts);
+            int below = echoed.firstAtLeast(ts);
             return below == 0 ? Long.MIN_VALUE : latestUpTo[below - 1] + 1;
         }
 
         /** The earliest departure echoing ts or a later timestamp; MAX_VALUE when none did. */
         long before(long ts) {
-            int from = firstAtLeast(ts);
-            return from < echoed.length ? earliestFrom[from] : Long.MAX_VALUE;
-        }
-
-        private int firstAtLeast(long ts) {
-            int lo = 0;
-            int hi = echoed.length;
-            while (lo < hi) {
-                int mid = (lo + hi) >>> 1;
-                if (echoed[mid] < ts) {
-                    lo = mid + 1;
-                } else {
-                    hi = mid;
-                }
-            }
-            return lo;
+            int from = echoed.firstAtLeast(ts);
+            return from < echoed.size ? earliestFrom[from] : Long.MAX_VALUE;
         }
     }
 }

@@ -7,7 +7,8 @@ import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.SensorCapture;
-import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 
 /**
@@ -33,66 +34,77 @@ public final class SensorView {
     public final int reorderedInCapture;
     public final int superSegments;
 
-    private SensorView(String sensor, SensorRole hint, List<Packet> frames, List<Packet> pkts, int duplicatesRemoved,
-            int reorderedInCapture, int superSegments) {
+    /** What {@link #pkts} holds, for loops over every packet. */
+    private final Packet[] pieces;
+
+    private SensorView(String sensor, SensorRole hint, Packet[] frames, Packet[] pieces, int duplicatesRemoved, int reorderedInCapture,
+            int superSegments) {
         this.sensor = sensor;
         this.hint = hint;
-        this.frames = List.copyOf(frames);
-        this.pkts = superSegments == 0 ? this.frames : List.copyOf(pkts); // nothing split: the same packets
+        this.frames = Collections.unmodifiableList(Arrays.asList(frames));
+        this.pieces = pieces;
+        this.pkts = pieces == frames ? this.frames : Collections.unmodifiableList(Arrays.asList(pieces)); // nothing split: the same packets
         this.duplicatesRemoved = duplicatesRemoved;
         this.reorderedInCapture = reorderedInCapture;
         this.superSegments = superSegments;
     }
 
+    /** {@link #pkts} as the array it reads: shared, so never to be written. */
+    public Packet[] pieceArray() {
+        return pieces;
+    }
+
     public static SensorView clean(SensorCapture cap, SequenceSpace bases, AnalysisConfig cfg) {
         List<PacketEvent> events = cap.packets();
-        List<Packet> sorted = new ArrayList<>(events.size());
+        int n = events.size();
+        Packet[] sorted = new Packet[n];
         long[] lastSeq = {0, 0};
         long[] lastAck = {0, 0};
         int inversions = 0;
         long prevTs = Long.MIN_VALUE;
-        for (PacketEvent e : events) {
+        for (int i = 0; i < n; i++) {
+            PacketEvent e = events.get(i);
             if (e.tsUs() < prevTs) {
                 inversions++;
             }
             prevTs = Math.max(prevTs, e.tsUs());
-            sorted.add(relative(e, bases, lastSeq, lastAck));
+            sorted[i] = relative(e, bases, lastSeq, lastAck);
         }
-        // stable: packets with equal timestamps keep capture order
-        InOrder.sortBy(sorted, p -> p.ts);
-        List<Packet> frames = new ArrayList<>(sorted.size());
-        Copies seen = new Copies(sorted.size());
-        int dups = 0;
-        for (Packet p : sorted) {
-            int slot = seen.slotOf(p);
-            if (seen.holds(slot) && isDuplicate(p, p.ts - seen.firstTs(slot), cfg)) {
-                dups++; // measured from the first copy
-                continue;
-            }
-            seen.put(slot, p);
-            frames.add(p);
+        if (inversions > 0) {
+            // stable: packets with equal timestamps keep capture order
+            InOrder.sortBy(Arrays.asList(sorted), p -> p.ts);
         }
+        int kept = Copies.keepFirst(sorted, n, cfg.duplicateWindowUs);
+        Packet[] frames = kept == n ? sorted : Arrays.copyOf(sorted, kept);
         long pieceCount = 0;
-        for (Packet p : frames) {
-            int smss = smssOf(p, bases);
-            pieceCount += isSuperSegment(p, smss) ? (p.len + smss - 1) / smss : 1;
-        }
-        long budget = PIECE_BUDGET_BASE + PIECE_BUDGET_PER_PACKET * frames.size();
-        if (pieceCount > budget) {
-            throw new AnalysisBudgetExceededException(cap.sensor(), frames.size(), pieceCount, budget);
-        }
-        List<Packet> pieces = new ArrayList<>((int) pieceCount);
         int superSegs = 0;
         for (Packet p : frames) {
             int smss = smssOf(p, bases);
             if (isSuperSegment(p, smss)) {
                 superSegs++;
-                split(p, smss, pieces);
+                pieceCount += (p.len + smss - 1) / smss;
             } else {
-                pieces.add(p);
+                pieceCount++;
             }
         }
-        return new SensorView(cap.sensor(), cap.roleHint(), frames, pieces, dups, inversions, superSegs);
+        long budget = PIECE_BUDGET_BASE + PIECE_BUDGET_PER_PACKET * kept;
+        if (pieceCount > budget) {
+            throw new AnalysisBudgetExceededException(cap.sensor(), kept, pieceCount, budget);
+        }
+        Packet[] pieces = frames;
+        if (superSegs > 0) {
+            pieces = new Packet[(int) pieceCount];
+            int at = 0;
+            for (Packet p : frames) {
+                int smss = smssOf(p, bases);
+                if (isSuperSegment(p, smss)) {
+                    at = split(p, smss, pieces, at);
+                } else {
+                    pieces[at++] = p;
+                }
+            }
+        }
+        return new SensorView(cap.sensor(), cap.roleHint(), frames, pieces, n - kept, inversions, superSegs);
     }
 
     private static int smssOf(Packet p, SequenceSpace bases) {
@@ -107,17 +119,8 @@ public final class SensorView {
         return smss > 0 && p.len > smss + smss / 2;
     }
 
-    /**
-     * A duplicate carries the same identity as an earlier copy; with an IP id or TCP timestamp the
-     * identity is strong enough for the whole window (retransmissions get new ones), without them
-     * only copies within 1 ms (no retransmission timer is that fast) are taken for duplicates.
-     */
-    private static boolean isDuplicate(Packet p, long gap, AnalysisConfig cfg) {
-        boolean strongIdentity = p.ipId > 0 || p.tsval >= 0;
-        return gap <= (strongIdentity ? cfg.duplicateWindowUs : 1_000);
-    }
-
-    private static void split(Packet p, int smss, List<Packet> out) {
+    /** Puts p's pieces into out from index at; returns the index after them. */
+    private static int split(Packet p, int smss, Packet[] out, int at) {
         int pieces = (p.len + smss - 1) / smss;
         for (int i = 0; i < pieces; i++) {
             boolean last = i == pieces - 1;
@@ -125,8 +128,9 @@ public final class SensorView {
             if (i > 0) {
                 flags &= ~TcpFlags.SYN;
             }
-            out.add(p.piece(p.seq + (long) i * smss, Math.min(smss, p.len - i * smss), flags, i > 0));
+            out[at++] = p.piece(p.seq + (long) i * smss, Math.min(smss, p.len - i * smss), flags, i > 0);
         }
+        return at;
     }
 
     private static Packet relative(PacketEvent e, SequenceSpace b, long[] lastSeq, long[] lastAck) {
@@ -142,7 +146,8 @@ public final class SensorView {
                 sack[i] = ack + (int) ((e.sack()[i] - base - ack) & 0xffff_ffffL);
             }
         }
-        return new Packet(e.tsUs(), c2s, e.flags(), seq, ack, e.len(), e.win(), e.wscale(), e.mss(), Boolean.TRUE.equals(e.sackOk()), sack,
+        Boolean sackOk = e.sackOk();
+        return new Packet(e.tsUs(), c2s, e.flags(), seq, ack, e.len(), e.win(), e.wscale(), e.mss(), sackOk != null && sackOk, sack,
                 e.tsval(), e.tsecr(), e.ipId(), e.ttl(), false, false);
     }
 

@@ -30,7 +30,9 @@ public final class SequenceSpace {
         PacketEvent firstS = null;
         long handshakeAck = -1; // the client's first plain ACK names the SYN/ACK it accepted
         for (SensorCapture c : t.captures()) {
-            for (PacketEvent e : c.packets()) {
+            List<PacketEvent> events = c.packets();
+            for (int i = 0, n = events.size(); i < n; i++) {
+                PacketEvent e = events.get(i);
                 boolean isSyn = e.hasFlag(TcpFlags.SYN);
                 if (e.isOrig()) {
                     if (isSyn && !e.hasFlag(TcpFlags.ACK) && syn == null) {
@@ -75,7 +77,9 @@ public final class SequenceSpace {
         }
         long minOffset = 0;
         for (SensorCapture c : t.captures()) {
-            for (PacketEvent e : c.packets()) {
+            List<PacketEvent> events = c.packets();
+            for (int i = 0, n = events.size(); i < n; i++) {
+                PacketEvent e = events.get(i);
                 if (e.isOrig() == client) {
                     minOffset = Math.min(minOffset, (int) (e.seq() - anchor.seq()));
                 }

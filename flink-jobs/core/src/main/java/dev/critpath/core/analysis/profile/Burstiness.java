@@ -2,10 +2,7 @@ package dev.critpath.core.analysis.profile;
 
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Shepard's burstiness (paper 003, section 4.1): each data byte's instantaneous rate is its
@@ -21,32 +18,47 @@ final class Burstiness {
     private Burstiness() {
     }
 
-    static void count(List<Tx> txs, Direction dir, long fromUs, DirectionStats stats) {
-        List<Tx> data = new ArrayList<>();
-        for (Tx t : txs) {
-            if (t.direction() == dir && t.isData() && t.dep() != Tx.NONE && t.dep() >= fromUs) {
-                data.add(t);
-            }
-        }
-        if (data.size() < 2) {
-            return;
-        }
-        InOrder.sortBy(data, Tx::dep);
-        long span = data.get(data.size() - 1).dep() - data.get(0).dep();
+    /** @param dataByDep every data transmission whose departure is known, in departure order */
+    static void count(Tx[] dataByDep, Direction dir, long fromUs, DirectionStats stats) {
+        boolean c2s = dir == Direction.C2S;
+        Tx first = null;
+        Tx last = null;
         long rated = 0;
-        for (Tx t : data.subList(1, data.size())) {
-            rated += t.p.len;
-        }
-        long bursty = 0;
-        for (int i = 1; i < data.size(); i++) {
-            long gap = data.get(i).dep() - data.get(i - 1).dep();
-            long len = data.get(i).p.len;
-            // len / gap >= FACTOR * rated / span, kept in integers
-            if (gap == 0 || (double) len * span >= (double) FACTOR * rated * gap) {
-                bursty += len;
+        for (Tx t : dataByDep) {
+            if (sent(t, c2s, fromUs)) {
+                if (first == null) {
+                    first = t;
+                } else {
+                    rated += t.p.len;
+                }
+                last = t;
             }
+        }
+        if (first == last) {
+            return; // fewer than two
+        }
+        long span = last.dep() - first.dep();
+        long bursty = 0;
+        Tx prev = null;
+        for (Tx t : dataByDep) {
+            if (!sent(t, c2s, fromUs)) {
+                continue;
+            }
+            if (prev != null) {
+                long gap = t.dep() - prev.dep();
+                long len = t.p.len;
+                // len / gap >= FACTOR * rated / span, kept in integers
+                if (gap == 0 || (double) len * span >= (double) FACTOR * rated * gap) {
+                    bursty += len;
+                }
+            }
+            prev = t;
         }
         stats.ratedBytes += rated;
         stats.burstBytes += bursty;
+    }
+
+    private static boolean sent(Tx t, boolean c2s, long fromUs) {
+        return t.c2s() == c2s && t.dep() >= fromUs;
     }
 }

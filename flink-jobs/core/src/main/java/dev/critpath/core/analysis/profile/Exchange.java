@@ -36,17 +36,25 @@ final class Exchange {
     long responseLastArr = Tx.NONE;
     boolean responseStarted;
 
-    static List<Exchange> detect(Timeline tl, SenderMarks marks, CriticalPath cp) {
-        List<Tx> events = new ArrayList<>();
-        for (Tx t : tl.txs) {
-            boolean request = t.c2s() && marks.firstCaptured(t) && t.dep() != Tx.NONE;
-            boolean response = !t.c2s() && t.p.len > 0 && t.arr() != Tx.NONE && !marks.lost(t)
-                    && (t.newAtReceiver() || cp.deliveredAt(t) != Tx.NONE);
-            if (request || response) {
-                events.add(t);
+    static List<Exchange> detect(Tx[] txs, SenderMarks marks, CriticalPath cp) {
+        int n = 0;
+        for (Tx t : txs) {
+            if (isEvent(t, marks, cp)) {
+                n++;
             }
         }
-        InOrder.sortBy(events, t -> t.c2s() ? t.dep() : t.arr());
+        Tx[] events = new Tx[n];
+        n = 0;
+        boolean inOrder = true;
+        for (Tx t : txs) {
+            if (isEvent(t, marks, cp)) {
+                inOrder &= n == 0 || time(t) >= time(events[n - 1]);
+                events[n++] = t;
+            }
+        }
+        if (!inOrder) {
+            InOrder.sortBy(events, Exchange::time);
+        }
         List<Exchange> out = new ArrayList<>();
         Exchange cur = null;
         for (Tx t : events) {
@@ -75,18 +83,31 @@ final class Exchange {
         }
         out.removeIf(x -> !x.responseStarted); // a request still unanswered when the trace ends
         for (Exchange x : out) {
-            x.serverSideTimes(tl, marks);
+            x.serverSideTimes(txs, marks);
         }
         return out;
+    }
+
+    /** When the client saw an event: a request leave, a response arrive. */
+    private static long time(Tx t) {
+        return t.c2s() ? t.dep() : t.arr();
+    }
+
+    /** A request's new bytes leaving the client, or a response's bytes the client could read arriving. */
+    private static boolean isEvent(Tx t, SenderMarks marks, CriticalPath cp) {
+        if (t.c2s()) {
+            return marks.firstCaptured(t) && t.dep() != Tx.NONE;
+        }
+        return t.p.len > 0 && t.arr() != Tx.NONE && !marks.lost(t) && (t.newAtReceiver() || cp.deliveredAt(t) != Tx.NONE);
     }
 
     /**
      * The request's last byte reaching the server and the response's first byte leaving it. The
      * request's bytes count in whichever copy reached the server (the timer's re-send of a lost first copy).
      */
-    private void serverSideTimes(Timeline tl, SenderMarks marks) {
+    private void serverSideTimes(Tx[] txs, SenderMarks marks) {
         responseFirstEvidenceArr = responseFirstArr;
-        for (Tx t : tl.txs) {
+        for (Tx t : txs) {
             if (!t.c2s() && t.p.seq > responseSeqStart && t.arr() != Tx.NONE && t.arr() > requestLastDep && t.arr() < responseFirstEvidenceArr) {
                 responseFirstEvidenceArr = t.arr();
             }

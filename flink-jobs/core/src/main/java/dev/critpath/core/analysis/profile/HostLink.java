@@ -1,11 +1,9 @@
 package dev.critpath.core.analysis.profile;
 
+import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.Endpoint;
-import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * One host's own link, as the capture next to it shows it: the rate at which bursts leave (packet
@@ -19,24 +17,23 @@ final class HostLink {
 
     /** Payload bytes per µs, or {@link PacketPairs#UNKNOWN}. */
     final double rate;
-    private final List<Tx> departures;
-    /** Per transmission, its place among the departures, or -1. */
-    private final int[] place;
+    /** Every data transmission whose departure is known, in departure order; the host's are those {@link PacketPairs#captured} of its direction. */
+    private final Tx[] dataByDep;
+    private final boolean c2s;
 
-    private HostLink(double rate, List<Tx> departures, int transmissions) {
+    private HostLink(double rate, Tx[] dataByDep, boolean c2s) {
         this.rate = rate;
-        this.departures = departures;
-        this.place = new int[transmissions];
-        Arrays.fill(place, -1);
-        for (int i = 0; i < departures.size(); i++) {
-            place[departures.get(i).idx()] = i;
-        }
+        this.dataByDep = dataByDep;
+        this.c2s = c2s;
     }
 
-    /** The link of the host at this end, from the data it sent; its rate is unknown when no capture saw its departures. */
-    static HostLink of(Timeline tl, Endpoint host, SenderMarks marks) {
-        List<Tx> departures = PacketPairs.departures(tl, host.sends());
-        return new HostLink(PacketPairs.sendingRate(departures, marks), departures, tl.txs.size());
+    /**
+     * The link of the host at this end, from the data it sent ({@code dataByDep}: every data
+     * transmission with a departure, in departure order); its rate is unknown when no capture saw
+     * its departures.
+     */
+    static HostLink of(Tx[] dataByDep, Endpoint host, SenderMarks marks) {
+        return new HostLink(PacketPairs.sendingRate(dataByDep, host.sends(), marks), dataByDep, host.sends() == Direction.C2S);
     }
 
     /** A rate in payload bytes per µs as Mbit/s; unknown stays negative. */
@@ -49,19 +46,48 @@ final class HostLink {
      * the packets just before it: back to back at the link's rate, after {@code fromUs}.
      */
     long serialisingBefore(Tx t, long fromUs) {
-        int i = t.idx() < place.length ? place[t.idx()] : -1;
-        if (rate <= 0 || i < 0) {
+        int i = rate <= 0 || !PacketPairs.captured(t, c2s) ? -1 : place(t);
+        if (i < 0) {
             return 0;
         }
         long start = t.dep();
-        for (int k = i; k > 0 && start > fromUs; k--) {
-            Tx cur = departures.get(k);
-            Tx prev = departures.get(k - 1);
+        Tx cur = t;
+        for (int k = before(i); k >= 0 && start > fromUs; k = before(k)) {
+            Tx prev = dataByDep[k];
             if (cur.dep() - prev.dep() > cur.p.len / rate * BACK_TO_BACK + STAMP_SLACK_US) {
                 break;
             }
             start = prev.dep();
+            cur = prev;
         }
         return t.dep() - Math.max(start, fromUs);
+    }
+
+    /** The place of the host's departure before place k, or -1. */
+    private int before(int k) {
+        do {
+            k--;
+        } while (k >= 0 && !PacketPairs.captured(dataByDep[k], c2s));
+        return k;
+    }
+
+    /** Where t is in dataByDep (found by its time), or -1. */
+    private int place(Tx t) {
+        int lo = 0;
+        int hi = dataByDep.length;
+        while (lo < hi) { // the first departure no earlier than t's
+            int mid = (lo + hi) >>> 1;
+            if (dataByDep[mid].dep() < t.dep()) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        for (int i = lo; i < dataByDep.length && dataByDep[i].dep() == t.dep(); i++) {
+            if (dataByDep[i] == t) {
+                return i;
+            }
+        }
+        return -1;
     }
 }

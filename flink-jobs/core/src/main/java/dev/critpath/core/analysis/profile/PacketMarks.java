@@ -13,16 +13,16 @@ import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 
 /** Each transmission's sightings (leaving the sender's sensor, reaching the receiver's) with the forward pass's marks on them. */
 final class PacketMarks {
     private final Timeline tl;
     private final SenderMarks marks;
     private final SequenceSpace bases;
-    private final Set<Integer> onPath;
+    /** Per transmission, true when the critical path passes through it. */
+    private final boolean[] onPath;
 
-    PacketMarks(Timeline tl, SenderMarks marks, SequenceSpace bases, Set<Integer> onPath) {
+    PacketMarks(Timeline tl, SenderMarks marks, SequenceSpace bases, boolean[] onPath) {
         this.tl = tl;
         this.marks = marks;
         this.bases = bases;
@@ -51,7 +51,7 @@ final class PacketMarks {
         LossCause cause = marks.lossCause(t);
         return new PacketSighting(t.idx(), sensor, t.direction(), sent, timeUs, seen.ts, seen.seq, seen.ack, seen.len,
                 TcpFlags.letters(seen.flags), seen.win, windowEdge(seen), seen.sack, kind, cause, marks.rtxOf(t),
-                onPath.contains(t.idx()));
+                onPath[t.idx()]);
     }
 
     private PacketKind kind(Tx t) {

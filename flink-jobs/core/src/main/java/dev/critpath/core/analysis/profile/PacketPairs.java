@@ -2,16 +2,11 @@ package dev.critpath.core.analysis.profile;
 
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.InOrder;
-import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 
 /**
  * Link capacity from packet pairs (Keshav; Dovrolis, Ramanathan and Moore): data an ACK released
@@ -28,21 +23,45 @@ final class PacketPairs {
     private PacketPairs() {
     }
 
-    /** The direction's data transmissions whose departures a capture saw, in departure order. */
-    static List<Tx> departures(Timeline tl, Direction dir) {
-        List<Tx> out = new ArrayList<>();
-        for (Tx t : tl.txs) {
-            if (t.direction() == dir && t.isData() && t.dep() != Tx.NONE && !t.depEstimated()) {
-                out.add(t);
-            }
-        }
-        InOrder.sortBy(out, Tx::dep);
-        return out;
+    /** A departure of the direction's data that a capture saw. */
+    static boolean captured(Tx t, boolean c2s) {
+        return t.c2s() == c2s && !t.depEstimated();
     }
 
-    /** Payload bytes per µs the direction's sender's own link carries, or {@link #UNKNOWN}. */
-    static double sendingRate(List<Tx> departures, SenderMarks marks) {
-        return median(departures, marks, true);
+    /**
+     * Payload bytes per µs the direction's sender's own link carries, or {@link #UNKNOWN}.
+     *
+     * @param dataByDep every data transmission whose departure is known, in departure order
+     */
+    static double sendingRate(Tx[] dataByDep, Direction dir, SenderMarks marks) {
+        boolean c2s = dir == Direction.C2S;
+        int n = departurePairs(dataByDep, c2s, marks, null);
+        if (n < MIN_PAIRS) {
+            return UNKNOWN;
+        }
+        double[] rates = new double[n];
+        departurePairs(dataByDep, c2s, marks, rates);
+        return median(rates, n);
+    }
+
+    /** The rates of the pairs among the direction's captured departures, into {@code rates} unless null; returns how many. */
+    private static int departurePairs(Tx[] dataByDep, boolean c2s, SenderMarks marks, double[] rates) {
+        int n = 0;
+        Tx a = null;
+        for (Tx b : dataByDep) {
+            if (!captured(b, c2s)) {
+                continue;
+            }
+            double rate = a == null ? UNKNOWN : pairRate(a, b, b.dep() - a.dep(), marks);
+            if (rate != UNKNOWN) {
+                if (rates != null) {
+                    rates[n] = rate;
+                }
+                n++;
+            }
+            a = b;
+        }
+        return n;
     }
 
     /**
@@ -50,58 +69,111 @@ final class PacketPairs {
      * the data's arrivals where a capture saw them, else from the ACKs coming back to the sender
      * (the receiver acknowledges at the rate the data reaches it: the bytes two consecutive ACKs
      * acknowledge over the time between them).
+     *
+     * @param acks the ACKs that reached the direction's sender, in arrival order
      */
-    static double deliveryRate(Timeline tl, Direction dir, SenderMarks marks) {
-        List<Tx> arrivals = new ArrayList<>();
-        List<Tx> acks = new ArrayList<>();
-        for (Tx t : tl.txs) {
-            if (t.direction() == dir && t.isData() && t.arr() != Tx.NONE && !t.arrEstimated()) {
-                arrivals.add(t);
-            } else if (t.direction() != dir && t.has(TcpFlags.ACK) && t.arr() != Tx.NONE && !t.arrEstimated()) {
-                acks.add(t);
+    static double deliveryRate(Tx[] txs, Direction dir, Tx[] acks, SenderMarks marks) {
+        boolean c2s = dir == Direction.C2S;
+        int n = 0;
+        for (Tx t : txs) {
+            n += seenArriving(t, c2s) ? 1 : 0;
+        }
+        Tx[] arrivals = new Tx[n];
+        n = 0;
+        for (Tx t : txs) {
+            if (seenArriving(t, c2s)) {
+                arrivals[n++] = t;
             }
         }
         InOrder.sortBy(arrivals, Tx::arr);
-        double fromData = median(arrivals, marks, false);
-        return fromData != UNKNOWN ? fromData : ackRate(tl, dir, acks, marks);
+        double[] rates = new double[n];
+        int pairs = 0;
+        for (int i = 1; i < n; i++) {
+            double rate = pairRate(arrivals[i - 1], arrivals[i], arrivals[i].arr() - arrivals[i - 1].arr(), marks);
+            if (rate != UNKNOWN) {
+                rates[pairs++] = rate;
+            }
+        }
+        double fromData = median(rates, pairs);
+        return fromData != UNKNOWN ? fromData : ackRate(txs, dir, acks, marks);
+    }
+
+    /** Data of the direction whose arrival a capture saw. */
+    private static boolean seenArriving(Tx t, boolean c2s) {
+        return t.c2s() == c2s && t.isData() && t.arr() != Tx.NONE && !t.arrEstimated();
     }
 
     /** Consecutive ACKs of data an ACK released together: the bytes between them over their spacing. */
-    private static double ackRate(Timeline tl, Direction dir, List<Tx> acks, SenderMarks marks) {
-        Map<Long, Tx> endingAt = new HashMap<>();
-        for (Tx t : tl.txs) {
-            if (t.direction() == dir && marks.isNewData(t)) {
-                endingAt.put(t.end(), t);
-            }
-        }
-        InOrder.sortBy(acks, Tx::arr);
-        double[] rates = new double[acks.size()];
+    private static double ackRate(Tx[] txs, Direction dir, Tx[] acks, SenderMarks marks) {
+        EndingAt endingAt = new EndingAt(txs, dir, marks);
+        double[] rates = new double[acks.length];
         int n = 0;
-        for (int i = 1; i < acks.size(); i++) {
-            long acked = acks.get(i).p.ack - acks.get(i - 1).p.ack;
-            long gap = acks.get(i).arr() - acks.get(i - 1).arr();
-            Tx before = endingAt.get(acks.get(i - 1).p.ack);
-            Tx last = endingAt.get(acks.get(i).p.ack);
-            if (acked > 0 && gap > 0 && before != null && last != null && marks.liberator(before) == marks.liberator(last)) {
-                rates[n++] = (double) acked / gap;
+        Tx before = null;
+        Tx first = null; // the new data ending where before acknowledged
+        for (Tx ack : acks) {
+            if (ack.arrEstimated()) {
+                continue; // no time to measure from
             }
+            Tx last = endingAt.last(ack.p.ack);
+            if (before != null) {
+                long acked = ack.p.ack - before.p.ack;
+                long gap = ack.arr() - before.arr();
+                if (acked > 0 && gap > 0 && first != null && last != null && marks.liberator(first) == marks.liberator(last)) {
+                    rates[n++] = (double) acked / gap;
+                }
+            }
+            before = ack;
+            first = last;
         }
         return median(rates, n);
     }
 
-    /** Consecutive new data released by the same ACK (or both by none: the first flight), with time between them. */
-    private static double median(List<Tx> seq, SenderMarks marks, boolean departures) {
-        double[] rates = new double[seq.size()];
-        int n = 0;
-        for (int i = 1; i < seq.size(); i++) {
-            Tx a = seq.get(i - 1);
-            Tx b = seq.get(i);
-            long gap = departures ? b.dep() - a.dep() : b.arr() - a.arr();
-            if (gap > 0 && marks.kind(a) == TxKind.NEW_DATA && marks.kind(b) == TxKind.NEW_DATA && marks.liberator(a) == marks.liberator(b)) {
-                rates[n++] = (double) b.p.len / gap;
+    /** The direction's new data by where it ends; of several ending at the same place, the last in the timeline's order. */
+    private static final class EndingAt {
+        private final Tx[] byEnd;
+        /** The first place ending beyond the end looked up last: ACKs mostly grow, so the next is found from there. */
+        private int beyond;
+
+        EndingAt(Tx[] txs, Direction dir, SenderMarks marks) {
+            boolean c2s = dir == Direction.C2S;
+            int n = 0;
+            for (Tx t : txs) {
+                n += t.c2s() == c2s && marks.isNewData(t) ? 1 : 0;
             }
+            byEnd = new Tx[n];
+            n = 0;
+            for (Tx t : txs) {
+                if (t.c2s() == c2s && marks.isNewData(t)) {
+                    byEnd[n++] = t;
+                }
+            }
+            InOrder.sortBy(byEnd, Tx::end);
         }
-        return median(rates, n);
+
+        Tx last(long end) {
+            if (beyond > 0 && byEnd[beyond - 1].end() > end) {
+                beyond = 0; // an ACK below the last: search again from the start
+                int hi = byEnd.length;
+                while (beyond < hi) {
+                    int mid = (beyond + hi) >>> 1;
+                    if (byEnd[mid].end() <= end) {
+                        beyond = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+            }
+            while (beyond < byEnd.length && byEnd[beyond].end() <= end) {
+                beyond++;
+            }
+            return beyond > 0 && byEnd[beyond - 1].end() == end ? byEnd[beyond - 1] : null;
+        }
+    }
+
+    /** What a packet pair says: new data released by the same ACK (or both by none: the first flight), {@code gap} µs apart; or UNKNOWN. */
+    private static double pairRate(Tx a, Tx b, long gap, SenderMarks marks) {
+        boolean pair = gap > 0 && marks.kind(a) == TxKind.NEW_DATA && marks.kind(b) == TxKind.NEW_DATA && marks.liberator(a) == marks.liberator(b);
+        return pair ? (double) b.p.len / gap : UNKNOWN;
     }
 
     private static double median(double[] rates, int n) {

@@ -32,11 +32,13 @@ final class PieBaseline {
     /** Sum of DeltaT (time since the previous frame, or since fromUs) over frames sent by the given side from fromUs on. */
     private static long sumGapsBefore(List<Packet> frames, boolean fromClient, long fromUs) {
         long sum = 0;
-        for (int i = 1; i < frames.size(); i++) {
+        long prevTs = frames.isEmpty() ? 0 : frames.get(0).ts;
+        for (int i = 1, n = frames.size(); i < n; i++) {
             Packet p = frames.get(i);
             if (p.c2s == fromClient && p.ts >= fromUs) {
-                sum += p.ts - Math.max(frames.get(i - 1).ts, fromUs);
+                sum += p.ts - Math.max(prevTs, fromUs);
             }
+            prevTs = p.ts;
         }
         return sum;
     }

@@ -11,6 +11,7 @@ import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.ExchangeProfile;
+import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.SegmentStart;
@@ -23,9 +24,7 @@ import dev.critpath.core.analysis.sender.SenderReplay;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The last step: the critical path's arcs put into delay categories and summed, the exchanges
@@ -54,17 +53,32 @@ public final class Profiler {
         String uid = start.connUid() != null ? start.connUid() : trace.communityId() + "/" + Long.toHexString(bases.clientBase);
         boolean segment = start.fromUs() > cp.startUs;
         long spanStartUs = segment ? Math.min(start.fromUs(), cp.endUs) : cp.startUs;
-        List<PathArc> arcs = new ArrayList<>(cp.arcs().size());
+        Tx[] txs = cp.transmissions();
+        Tx[] dataByDep = dataByDeparture(txs);
+        List<PathArc> arcs = new ArrayList<>(cp.arcCount());
         ArcCategories categories = new ArcCategories(cfg.idleThresholdUs, cp, tl, senders.marks(), owdC2s, owdS2c);
         CategoryTimes total = new CategoryTimes();
         long maxServerArc = 0;
-        Set<Integer> pathPackets = new HashSet<>();
+        boolean[] onPath = new boolean[txs.length];
+        int pathPackets = 0;
         int rounds = 0;
-        HostLink clientLink = HostLink.of(tl, Endpoint.CLIENT, senders.marks());
-        HostLink serverLink = HostLink.of(tl, Endpoint.SERVER, senders.marks());
-        List<long[]> clientLinkAt = new ArrayList<>();
-        List<long[]> serverLinkAt = new ArrayList<>();
-        for (CriticalPath.Arc a : cp.arcs()) {
+        HostLink clientLink = HostLink.of(dataByDep, Endpoint.CLIENT, senders.marks());
+        HostLink serverLink = HostLink.of(dataByDep, Endpoint.SERVER, senders.marks());
+        List<Exchange> exchanges = Exchange.detect(txs, senders.marks(), cp);
+        exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
+        long[] exchangeFrom = new long[exchanges.size()];
+        long[] exchangeTo = new long[exchanges.size()];
+        long prevEnd = spanStartUs;
+        for (int i = 0; i < exchanges.size(); i++) {
+            Exchange x = exchanges.get(i);
+            exchangeFrom[i] = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
+            exchangeTo[i] = x.responseLastArr;
+            prevEnd = x.responseLastArr;
+        }
+        Charges clientLinkAt = new Charges(exchangeFrom, exchangeTo);
+        Charges serverLinkAt = new Charges(exchangeFrom, exchangeTo);
+        for (int i = 0; i < cp.arcCount(); i++) {
+            CriticalPath.Arc a = cp.arc(i);
             if (segment && a.toUs() <= spanStartUs) {
                 continue; // an earlier segment's, or the restarted handshake
             }
@@ -78,73 +92,84 @@ public final class Profiler {
             if (pa.kind() == PathArc.Kind.HOST && (pa.category() == Category.SERVER || pa.category() == Category.SERVER_OR_QUEUING)) {
                 maxServerArc = Math.max(maxServerArc, pa.durationUs());
             }
-            if (a.from() >= 0 && a.fromUs() >= spanStartUs) {
-                pathPackets.add(a.from() >> 1);
+            if (a.from() >= 0 && a.fromUs() >= spanStartUs && !onPath[a.from() >> 1]) {
+                onPath[a.from() >> 1] = true;
+                pathPackets++;
             }
-            pathPackets.add(a.to() >> 1);
+            if (!onPath[a.to() >> 1]) {
+                onPath[a.to() >> 1] = true;
+                pathPackets++;
+            }
             if (pa.kind() == PathArc.Kind.NETWORK && pa.direction() == Direction.C2S) {
                 rounds++;
             }
             if (pa.category() == Category.SERVER && pa.kind() == PathArc.Kind.HOST) {
-                serverLinkAt.add(new long[] {pa.toUs(), serverLink.serialisingBefore(tl.txs.get(pa.txIndex()), pa.fromUs())});
+                serverLinkAt.add(pa.toUs(), serverLink.serialisingBefore(txs[pa.txIndex()], pa.fromUs()));
             } else if (pa.category() == Category.CLIENT && pa.kind() == PathArc.Kind.HOST) {
-                clientLinkAt.add(new long[] {pa.toUs(), clientLink.serialisingBefore(tl.txs.get(pa.txIndex()), pa.fromUs())});
+                clientLinkAt.add(pa.toUs(), clientLink.serialisingBefore(txs[pa.txIndex()], pa.fromUs()));
             }
         }
         if (total.total() != cp.endUs - spanStartUs) {
             throw new IllegalStateException("critical path of " + uid + " covers " + total.total() + " us of a " + (cp.endUs - spanStartUs) + " us connection");
         }
-        List<long[]> lossAt = LossCost.of(tl, senders.marks(), cp, cfg, arcs, spanStartUs, clientLink, serverLink);
-        List<Exchange> exchanges = Exchange.detect(tl, senders.marks(), cp);
-        exchanges.removeIf(x -> x.responseLastArr <= spanStartUs);
+        Charges lossAt = new Charges(exchangeFrom, exchangeTo);
+        LossCost.of(tl, txs, dataByDep, senders.marks(), cp, cfg, arcs, spanStartUs, clientLink, serverLink, lossAt);
         List<ExchangeProfile> exchangeProfiles = new ArrayList<>();
-        long prevEnd = spanStartUs;
-        for (Exchange x : exchanges) {
-            long from = x.requestFirstDep != Tx.NONE ? x.requestFirstDep : prevEnd;
-            CategoryTimes within = ArcCategories.clip(arcs, from, x.responseLastArr);
-            exchangeProfiles.add(new ExchangeProfile(uid, exchangeProfiles.size(), from, x.responseLastArr,
+        for (int i = 0; i < exchanges.size(); i++) {
+            Exchange x = exchanges.get(i);
+            CategoryTimes within = ArcCategories.clip(arcs, exchangeFrom[i], x.responseLastArr);
+            exchangeProfiles.add(new ExchangeProfile(uid, i, exchangeFrom[i], x.responseLastArr,
                     x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within,
-                    new ExchangeProfile.Costs(sum(lossAt, from, x.responseLastArr), known(clientLink, sum(clientLinkAt, from, x.responseLastArr)),
-                            known(serverLink, sum(serverLinkAt, from, x.responseLastArr)))));
-            prevEnd = x.responseLastArr;
+                    new ExchangeProfile.Costs(lossAt.exchange(i), known(clientLink, clientLinkAt.exchange(i)), known(serverLink, serverLinkAt.exchange(i)))));
         }
-        Burstiness.count(tl.txs, Direction.C2S, spanStartUs, c2s);
-        Burstiness.count(tl.txs, Direction.S2C, spanStartUs, s2c);
+        Burstiness.count(dataByDep, Direction.C2S, spanStartUs, c2s);
+        Burstiness.count(dataByDep, Direction.S2C, spanStartUs, s2c);
         if (segment) {
             // the restarted handshake was counted by the segment before
-            c2s.packets -= packetsBefore(tl, Direction.C2S, spanStartUs);
-            s2c.packets -= packetsBefore(tl, Direction.S2C, spanStartUs);
+            c2s.packets -= packetsBefore(txs, Direction.C2S, spanStartUs);
+            s2c.packets -= packetsBefore(txs, Direction.S2C, spanStartUs);
         }
         ConnectionProfile profile = new ConnectionProfile(uid, trace.communityId(), trace.clientAddr(), trace.clientPort(),
                 trace.serverAddr(), trace.serverPort(),
                 tl.clientView != null ? tl.clientView.sensor : null, tl.serverView != null ? tl.serverView.sensor : null,
                 tl.mode, spanStartUs, cp.endUs, total,
-                new ConnectionProfile.PathSummary(pathPackets.size(), rounds, arcs.size(), maxServerArc, handshake(tl),
+                new ConnectionProfile.PathSummary(pathPackets, rounds, arcs.size(), maxServerArc, handshake(txs),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).firstByteUs(),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).serverThinkUs(),
                         tl.mode == CaptureMode.CLIENT_SIDE, exchangeProfiles.size()),
                 c2s, s2c,
                 new ConnectionProfile.Timing(tl.minRttUs, tl.minOwdC2s, tl.minOwdS2c, tl.clock.offsetUs(),
                         tl.clock.uncertaintyUs(), tl.clock.reliable(), tl.clock.fromPair(), tl.clock.driftPpm()),
-                quality(tl, bases, c2s, s2c, trace.eventsOverCap()),
+                quality(tl, txs, bases, c2s, s2c, trace.eventsOverCap()),
                 PieBaseline.of(tl, segment ? spanStartUs : Long.MIN_VALUE),
-                new ConnectionProfile.Costs(sum(lossAt, Long.MIN_VALUE, Long.MAX_VALUE),
-                        known(clientLink, sum(clientLinkAt, Long.MIN_VALUE, Long.MAX_VALUE)), known(serverLink, sum(serverLinkAt, Long.MIN_VALUE, Long.MAX_VALUE)),
+                new ConnectionProfile.Costs(lossAt.total(), known(clientLink, clientLinkAt.total()), known(serverLink, serverLinkAt.total()),
                         HostLink.mbps(clientLink.rate), HostLink.mbps(serverLink.rate)));
-        PacketMarks packets = new PacketMarks(tl, senders.marks(), bases, pathPackets);
+        PacketMarks packets = new PacketMarks(tl, senders.marks(), bases, onPath);
         return new ConnectionAnalysis(profile, exchangeProfiles, arcs,
                 new ConnectionPackets(segment ? spanStartUs : -1, () -> packets.from(segment ? spanStartUs : Long.MIN_VALUE)));
     }
 
-    /** Charges {@code {when, µs}} made after {@code from}, up to {@code to}. */
-    private static long sum(List<long[]> charges, long from, long to) {
-        long us = 0;
-        for (long[] c : charges) {
-            if (c[0] > from && c[0] <= to) {
-                us += c[1];
+    /** Every data transmission whose departure is known, in departure order: what bursts, links and turns are made of. */
+    private static Tx[] dataByDeparture(Tx[] txs) {
+        int n = 0;
+        for (Tx t : txs) {
+            if (t.isData() && t.dep() != Tx.NONE) {
+                n++;
             }
         }
-        return us;
+        Tx[] data = new Tx[n];
+        n = 0;
+        boolean inOrder = true; // as nearly always: the timeline is in order of the earliest time known
+        for (Tx t : txs) {
+            if (t.isData() && t.dep() != Tx.NONE) {
+                inOrder &= n == 0 || t.dep() >= data[n - 1].dep();
+                data[n++] = t;
+            }
+        }
+        if (!inOrder) {
+            InOrder.sortBy(data, Tx::dep);
+        }
+        return data;
     }
 
     /** A link time, or -1 when the link's rate is unknown. */
@@ -160,9 +185,9 @@ public final class Profiler {
     }
 
     /** Packets of one direction the sender simulation counted that left before {@code us}. */
-    private static long packetsBefore(Timeline tl, Direction dir, long us) {
+    private static long packetsBefore(Tx[] txs, Direction dir, long us) {
         long n = 0;
-        for (Tx t : tl.txs) {
+        for (Tx t : txs) {
             if (t.direction() == dir && t.dep() != Tx.NONE && t.dep() < us) {
                 n++;
             }
@@ -170,10 +195,10 @@ public final class Profiler {
         return n;
     }
 
-    private static long handshake(Timeline tl) {
+    private static long handshake(Tx[] txs) {
         long syn = Tx.NONE;
         long synAck = Tx.NONE;
-        for (Tx t : tl.txs) {
+        for (Tx t : txs) {
             if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK) && syn == Tx.NONE && t.dep() != Tx.NONE) {
                 syn = t.dep();
             } else if (t.has(TcpFlags.SYN) && t.has(TcpFlags.ACK) && synAck == Tx.NONE && t.arr() != Tx.NONE) {
@@ -186,7 +211,7 @@ public final class Profiler {
         return syn == Tx.NONE || synAck == Tx.NONE ? -1 : synAck - syn;
     }
 
-    private static ConnectionProfile.Quality quality(Timeline tl, SequenceSpace bases, DirectionStats c2s, DirectionStats s2c, long eventsOverCap) {
+    private static ConnectionProfile.Quality quality(Timeline tl, Tx[] txs, SequenceSpace bases, DirectionStats c2s, DirectionStats s2c, long eventsOverCap) {
         int dups = 0;
         int supers = 0;
         int reordered = 0;
@@ -199,14 +224,14 @@ public final class Profiler {
             reordered += v.reorderedInCapture;
         }
         return new ConnectionProfile.Quality(c2s.outOfWindow + s2c.outOfWindow, tl.captureGaps,
-                tl.lostBetweenSensors, tl.acksLostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed(tl.txs), eventsOverCap,
+                tl.lostBetweenSensors, tl.acksLostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed(txs), eventsOverCap,
                 tl.sideContradicted);
     }
 
     /** A FIN or RST anywhere; looked for from the end, where a close is. */
-    private static boolean closed(List<Tx> txs) {
-        for (int i = txs.size() - 1; i >= 0; i--) {
-            if (txs.get(i).has(TcpFlags.FIN) || txs.get(i).has(TcpFlags.RST)) {
+    private static boolean closed(Tx[] txs) {
+        for (int i = txs.length - 1; i >= 0; i--) {
+            if (txs[i].has(TcpFlags.FIN) || txs[i].has(TcpFlags.RST)) {
                 return true;
             }
         }

@@ -1,13 +1,8 @@
 package dev.critpath.core.analysis.rounds;
 
-import dev.critpath.core.analysis.Endpoint;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.event.TcpFlags;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
 
 /**
  * With one capture, which local packet each reply of the unwatched end answers, told by what the
@@ -28,75 +23,110 @@ final class AckEvidence {
     /** Arrived copies scanned back per reply at most: a window's worth of flight. */
     private static final int SCAN_LIMIT = 4096;
 
-    private final int[] trigger;
+    private final Tx[] txs;
+    private final SenderMarks marks;
+    /** The local copies that arrived so far, in time order. */
+    private final Tx[] arrivals;
+    private int arrived;
+    private final LowEnds lowEnds;
+    private long highestAck = Long.MIN_VALUE;
+    /** How many copies had arrived when the ACK last advanced, and the duplicates since. */
+    private int advancedAt;
+    private int duplicates;
 
-    private AckEvidence(int[] trigger) {
-        this.trigger = trigger;
-    }
-
-    /** The local transmission a departure of the unwatched end answers, or {@link Rounds#NO_NODE} when its ACK tells nothing. */
-    int triggerOf(Tx reply) {
-        return trigger[reply.idx()];
-    }
-
-    static AckEvidence of(List<Tx> txs, Endpoint unwatched, SenderMarks marks) {
-        int[] trigger = new int[txs.size()];
-        Arrays.fill(trigger, Rounds.NO_NODE);
-        List<Tx> arrivals = new ArrayList<>();
-        List<Tx> replies = new ArrayList<>();
-        for (Tx t : txs) {
-            boolean fromRemote = t.direction().sender() == unwatched;
-            if (!fromRemote && (t.p.carriesSeqSpace() || marks.isProbe(t)) && t.arr() != Tx.NONE && !marks.lost(t)) {
-                arrivals.add(t);
-            } else if (fromRemote && t.has(TcpFlags.ACK) && t.dep() != Tx.NONE) {
-                replies.add(t);
-            }
+    /** @param events the unwatched end's events in time order (see {@link Rounds}): the copies arriving there and its replies */
+    AckEvidence(Tx[] txs, int[] events, SenderMarks marks) {
+        this.txs = txs;
+        this.marks = marks;
+        int arrivalNodes = 0;
+        for (int node : events) {
+            arrivalNodes += Rounds.isArrival(node) ? 1 : 0;
         }
-        InOrder.sortBy(arrivals, Tx::arr);
-        InOrder.sortBy(replies, Tx::dep);
-        int arrived = 0;
-        long highestAck = Long.MIN_VALUE;
-        int advancedAt = 0;
-        int duplicates = 0;
-        for (Tx reply : replies) {
-            while (arrived < arrivals.size() && arrivals.get(arrived).arr() <= reply.dep()) {
-                arrived++;
+        arrivals = new Tx[arrivalNodes];
+        lowEnds = new LowEnds(arrivals);
+    }
+
+    /**
+     * The unwatched end's next event, in time order: for a reply, the local transmission it
+     * answers; {@link Rounds#NO_NODE} for an arrival, or when the reply's ACK tells nothing.
+     */
+    int next(int node) {
+        Tx t = txs[node >> 1];
+        if (Rounds.isArrival(node)) {
+            if (t.p.carriesSeqSpace() || marks.isProbe(t)) {
+                arrivals[arrived] = t;
+                lowEnds.arrived(arrived++);
             }
-            long ack = reply.p.ack;
-            long[] sack = reply.p.sack;
-            Tx answered;
-            if (ack > highestAck || reply.p.len > 0 || !marks.duplicateAck(reply)) {
-                answered = latestBelow(arrivals, arrived, ack);
-                if (ack > highestAck) {
-                    highestAck = ack;
-                    advancedAt = arrived;
-                    duplicates = 0;
+            return Rounds.NO_NODE;
+        }
+        if (!t.has(TcpFlags.ACK)) {
+            return Rounds.NO_NODE;
+        }
+        long ack = t.p.ack;
+        long[] sack = t.p.sack;
+        Tx answered;
+        if (ack > highestAck || t.p.len > 0 || !marks.duplicateAck(t)) {
+            answered = lowEnds.latestBelow(arrived, ack);
+            if (ack > highestAck) {
+                highestAck = ack;
+                advancedAt = arrived;
+                duplicates = 0;
+            }
+        } else if (sack != null && sack.length >= 2) {
+            answered = latestWithin(arrivals, arrived, sack[0], sack[1]);
+        } else {
+            answered = nthAbove(arrivals, advancedAt, arrived, ack, ++duplicates);
+        }
+        return answered == null ? Rounds.NO_NODE : answered.idx();
+    }
+
+    /**
+     * The arrived copies that end below every copy arrived after them, oldest first (so their ends
+     * grow): the latest copy below an ACK is always one of them, found by binary search instead of
+     * a scan back over the copies above it (a window's worth when the receiver's ACKs lag).
+     */
+    private static final class LowEnds {
+        private final Tx[] arrivals;
+        /** Places among the arrivals, and the ends of those copies. */
+        private final int[] low;
+        private final long[] lowEnd;
+        private int size;
+
+        LowEnds(Tx[] arrivals) {
+            this.arrivals = arrivals;
+            this.low = new int[arrivals.length];
+            this.lowEnd = new long[arrivals.length];
+        }
+
+        /** The copy at this place has arrived, after every one before it. */
+        void arrived(int place) {
+            long end = arrivals[place].end();
+            while (size > 0 && lowEnd[size - 1] >= end) {
+                size--;
+            }
+            low[size] = place;
+            lowEnd[size++] = end;
+        }
+
+        /** The latest of the first {@code arrived} copies carrying only bytes below {@code ack}, if among the last SCAN_LIMIT of them. */
+        Tx latestBelow(int arrived, long ack) {
+            int lo = 0;
+            int hi = size;
+            while (lo < hi) { // the first ending above ack
+                int mid = (lo + hi) >>> 1;
+                if (lowEnd[mid] <= ack) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
                 }
-            } else if (sack != null && sack.length >= 2) {
-                answered = latestWithin(arrivals, arrived, sack[0], sack[1]);
-            } else {
-                answered = nthAbove(arrivals, advancedAt, arrived, ack, ++duplicates);
             }
-            if (answered != null) {
-                trigger[reply.idx()] = answered.idx();
-            }
+            return lo > 0 && low[lo - 1] >= arrived - SCAN_LIMIT ? arrivals[low[lo - 1]] : null;
         }
-        return new AckEvidence(trigger);
     }
 
-    /** The latest of the first {@code arrived} copies carrying only bytes below {@code ack}. */
-    private static Tx latestBelow(List<Tx> arrivals, int arrived, long ack) {
+    private static Tx latestWithin(Tx[] arrivals, int arrived, long from, long to) {
         for (int i = arrived - 1; i >= 0 && i >= arrived - SCAN_LIMIT; i--) {
-            if (arrivals.get(i).end() <= ack) {
-                return arrivals.get(i);
-            }
-        }
-        return null;
-    }
-
-    private static Tx latestWithin(List<Tx> arrivals, int arrived, long from, long to) {
-        for (int i = arrived - 1; i >= 0 && i >= arrived - SCAN_LIMIT; i--) {
-            Tx t = arrivals.get(i);
+            Tx t = arrivals[i];
             if (t.seq() >= from && t.end() <= to) {
                 return t;
             }
@@ -105,11 +135,11 @@ final class AckEvidence {
     }
 
     /** The n-th copy above the hole at {@code ack} to arrive since the ACK last advanced. */
-    private static Tx nthAbove(List<Tx> arrivals, int from, int arrived, long ack, int n) {
+    private static Tx nthAbove(Tx[] arrivals, int from, int arrived, long ack, int n) {
         int seen = 0;
         for (int i = from; i < arrived && i < from + SCAN_LIMIT; i++) {
-            if (arrivals.get(i).seq() > ack && ++seen == n) {
-                return arrivals.get(i);
+            if (arrivals[i].seq() > ack && ++seen == n) {
+                return arrivals[i];
             }
         }
         return null;

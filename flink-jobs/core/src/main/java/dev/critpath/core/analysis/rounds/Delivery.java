@@ -1,8 +1,8 @@
 package dev.critpath.core.analysis.rounds;
 
+import dev.critpath.core.analysis.MinHeap;
 import dev.critpath.core.analysis.align.ReceivedBytes;
 import dev.critpath.core.analysis.align.Tx;
-import java.util.PriorityQueue;
 
 /**
  * What one endpoint's receiver could hand its application, arrival by arrival: bytes above a
@@ -11,35 +11,37 @@ import java.util.PriorityQueue;
  * ACKs also fill holes whose filling no sensor saw (capture drops).
  */
 final class Delivery {
-    /** An arrival holding bytes above a hole. */
-    private record Waiting(int node, Tx tx, long end) {
-    }
-
     private final ReceivedBytes got = new ReceivedBytes();
-    private final PriorityQueue<Waiting> waiting = new PriorityQueue<>((a, b) -> Long.compare(a.end(), b.end()));
-    private final long[] deliveredAt;
+    /** Arrivals holding bytes above a hole: their end, and their node. */
+    private final MinHeap waiting = new MinHeap();
+    private final Tx[] txs;
+    private final int[] deliveredBy;
 
-    /** @param deliveredAt per transmission, written when its bytes become deliverable in order */
-    Delivery(long[] deliveredAt) {
-        this.deliveredAt = deliveredAt;
+    /**
+     * @param txs         the timeline's transmissions, indexed as nodes are
+     * @param deliveredBy per transmission, written when its bytes become deliverable in order: the transmission whose arrival made them so
+     */
+    Delivery(Tx[] txs, int[] deliveredBy) {
+        this.txs = txs;
+        this.deliveredBy = deliveredBy;
     }
 
     /**
-     * The arrival {@code node} of {@code t} at time {@code at}; returns the node that made new
-     * bytes deliverable (this one), or {@link Rounds#NO_NODE} when it brought nothing new or waits
-     * above a hole.
+     * The arrival {@code node} of {@code t}; returns the node that made new bytes deliverable (this
+     * one), or {@link Rounds#NO_NODE} when it brought nothing new or waits above a hole.
      */
-    int arrived(int node, Tx t, long at) {
-        boolean fresh = got.add(t.seq(), t.end()) || t.newAtReceiver();
+    int arrived(int node, Tx t) {
+        long end = t.end();
+        boolean fresh = got.add(t.seq(), end) || t.newAtReceiver();
         if (!fresh) {
             return Rounds.NO_NODE;
         }
-        if (t.end() > got.rcvNxt()) {
-            waiting.add(new Waiting(node, t, t.end()));
+        if (end > got.rcvNxt()) {
+            waiting.add(end, node);
             return Rounds.NO_NODE;
         }
-        deliveredAt[t.idx()] = at;
-        release(at);
+        deliveredBy[t.idx()] = t.idx();
+        release(t);
         return node;
     }
 
@@ -49,21 +51,23 @@ final class Delivery {
      */
     int acknowledged(long ack) {
         got.acknowledged(ack);
-        return release(Tx.NONE);
+        return release(null);
     }
 
-    /** Everything waiting below the in-order point is deliverable: at {@code at}, or NONE for its own arrival time. */
-    private int release(long at) {
+    /** Everything waiting below the in-order point is deliverable: by {@code filler}'s arrival, or null for its own. */
+    private int release(Tx filler) {
         int latest = Rounds.NO_NODE;
         long latestArr = Long.MIN_VALUE;
-        while (!waiting.isEmpty() && waiting.peek().end() <= got.rcvNxt()) {
-            Waiting w = waiting.poll();
-            deliveredAt[w.tx().idx()] = at != Tx.NONE ? at : w.tx().arr();
-            if (w.tx().arr() > latestArr) {
-                latestArr = w.tx().arr();
-                latest = w.node();
+        while (!waiting.isEmpty() && waiting.firstKey() <= got.rcvNxt()) {
+            int node = (int) waiting.firstValue();
+            waiting.removeFirst();
+            Tx w = txs[node >> 1];
+            deliveredBy[w.idx()] = filler != null ? filler.idx() : w.idx();
+            if (w.arr() > latestArr) {
+                latestArr = w.arr();
+                latest = node;
             }
         }
-        return at != Tx.NONE ? Rounds.NO_NODE : latest;
+        return filler != null ? Rounds.NO_NODE : latest;
     }
 }

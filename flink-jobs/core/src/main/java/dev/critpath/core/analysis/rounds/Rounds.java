@@ -29,29 +29,32 @@ import java.util.List;
 public final class Rounds {
     public static final int NO_NODE = -1;
 
-    private final List<Tx> txs;
+    private static final PathArc.Kind[] KINDS = PathArc.Kind.values();
+    /** Bits of a link that hold the arc's kind (its ordinal), below the parent node. */
+    private static final int KIND_BITS = 32 - Integer.numberOfLeadingZeros(KINDS.length - 1);
+
+    private final Tx[] txs;
     private final SenderMarks marks;
-    private final int[] parent;
-    private final PathArc.Kind[] arcKind;
+    /** Each node's link: its parent node, shifted, with the arc's kind; NO_NODE when it has none. */
+    private final int[] links;
     private final int[] clientEvents;
-    private final long[] deliveredAt;
-    /** With one capture, what the unwatched end's replies answer; null with two. */
-    private final AckEvidence answers;
-    private final Endpoint unwatched;
+    /** Per transmission, the one whose arrival made its bytes deliverable in order (itself, or the hole's fill), or -1. */
+    private final int[] deliveredBy;
 
     private Rounds(Timeline tl, SenderMarks marks) {
-        this.txs = tl.txs;
+        this.txs = tl.txs.toArray(new Tx[0]);
         this.marks = marks;
-        unwatched = tl.mode.unwatched();
-        answers = unwatched == null ? null : AckEvidence.of(txs, unwatched, marks);
-        parent = new int[2 * txs.size()];
-        arcKind = new PathArc.Kind[2 * txs.size()];
-        Arrays.fill(parent, NO_NODE);
-        deliveredAt = new long[txs.size()];
-        Arrays.fill(deliveredAt, Tx.NONE);
-        clientEvents = eventsAt(Endpoint.CLIENT);
-        linkEndpoint(clientEvents);
-        linkEndpoint(eventsAt(Endpoint.SERVER));
+        Endpoint unwatched = tl.mode.unwatched();
+        ByDirection sides = new ByDirection(txs, marks);
+        clientEvents = eventsAt(Endpoint.CLIENT, sides);
+        int[] serverEvents = eventsAt(Endpoint.SERVER, sides);
+        links = new int[2 * txs.length];
+        Arrays.fill(links, NO_NODE);
+        deliveredBy = new int[txs.length];
+        Arrays.fill(deliveredBy, -1);
+        // with one capture, what the unwatched end's replies answer is told by what they acknowledge
+        linkEndpoint(clientEvents, unwatched == Endpoint.CLIENT ? new AckEvidence(txs, clientEvents, marks) : null);
+        linkEndpoint(serverEvents, unwatched == Endpoint.SERVER ? new AckEvidence(txs, serverEvents, marks) : null);
     }
 
     /** Every event's dependency, from the timeline and what the senders' replay learned. */
@@ -73,21 +76,31 @@ public final class Rounds {
 
     /** The event that released this one, or NO_NODE for the connection's root and events nothing explains. */
     public int parent(int node) {
-        return parent[node];
+        return links[node] >> KIND_BITS; // NO_NODE stays NO_NODE
     }
 
     /** What kind of wait the arc from {@link #parent} to this event is. */
     public PathArc.Kind arcKind(int node) {
-        return arcKind[node];
+        return links[node] == NO_NODE ? null : KINDS[links[node] & ((1 << KIND_BITS) - 1)];
     }
 
-    /** The client's events in time order: its first and last are the connection as the client saw it. */
-    public int[] clientEvents() {
-        return clientEvents.clone();
+    /** The client's first event in time order (the connection as the client saw it starts there), or NO_NODE. */
+    public int firstClientEvent() {
+        return clientEvents.length == 0 ? NO_NODE : clientEvents[0];
+    }
+
+    /** The client's last event in time order, or NO_NODE. */
+    public int lastClientEvent() {
+        return clientEvents.length == 0 ? NO_NODE : clientEvents[clientEvents.length - 1];
     }
 
     public Tx tx(int node) {
-        return txs.get(node >> 1);
+        return txs[node >> 1];
+    }
+
+    /** The timeline's transmissions in its order, indexed as nodes are (shared: read, never change). */
+    public Tx[] transmissions() {
+        return txs;
     }
 
     /**
@@ -96,7 +109,8 @@ public final class Rounds {
      * for a copy that delivered nothing new.
      */
     public long deliveredAt(Tx t) {
-        return deliveredAt[t.idx()];
+        int by = deliveredBy[t.idx()];
+        return by < 0 ? Tx.NONE : txs[by].arr();
     }
 
     public long time(int node) {
@@ -120,11 +134,98 @@ public final class Rounds {
     }
 
     /**
-     * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
-     * then by node. A lost copy's estimated arrival is no event: it never arrived. Sorted as packed primitive keys (time since the first event, arrival bit,
-     * node) where they fit, which is every connection the job caps; otherwise as triples.
+     * The timeline's transmissions by direction, each in the timeline's order: the client's first,
+     * the server's from {@code c2s} on; and how many events each end has.
      */
-    private int[] eventsAt(Endpoint endpoint) {
+    private static final class ByDirection {
+        final int[] txs;
+        final int c2s;
+        int clientEvents;
+        int serverEvents;
+
+        ByDirection(Tx[] all, SenderMarks marks) {
+            txs = new int[all.length];
+            int client = 0;
+            int server = all.length; // the server's fill from the end, then turn round
+            for (int i = 0; i < all.length; i++) {
+                Tx t = all[i];
+                boolean fromClient = t.c2s();
+                txs[fromClient ? client++ : --server] = i;
+                int departed = t.dep() != Tx.NONE ? 1 : 0;
+                int arrived = t.arr() != Tx.NONE && !marks.lost(t) ? 1 : 0; // a lost copy never did
+                clientEvents += fromClient ? departed : arrived;
+                serverEvents += fromClient ? arrived : departed;
+            }
+            c2s = client;
+            for (int i = c2s, j = all.length - 1; i < j; i++, j--) {
+                int swap = txs[i];
+                txs[i] = txs[j];
+                txs[j] = swap;
+            }
+        }
+    }
+
+    /**
+     * Events at one endpoint in time order; arrivals first on ties (they may cause the departure),
+     * then by node. A lost copy's estimated arrival is no event: it never arrived. The endpoint's
+     * departures and its arrivals are each nearly always in the timeline's order already, so
+     * merged; otherwise sorted.
+     */
+    private int[] eventsAt(Endpoint endpoint, ByDirection sides) {
+        boolean client = endpoint == Endpoint.CLIENT;
+        int[] order = sides.txs;
+        int ownEnd = client ? sides.c2s : order.length; // the endpoint's own packets leave
+        int peerEnd = client ? order.length : sides.c2s; // the peer's arrive
+        int d = nextDeparture(order, (client ? 0 : sides.c2s) - 1, ownEnd);
+        int a = nextArrival(order, (client ? sides.c2s : 0) - 1, peerEnd);
+        int[] out = new int[client ? sides.clientEvents : sides.serverEvents];
+        int n = 0;
+        long lastDep = Long.MIN_VALUE;
+        long lastArr = Long.MIN_VALUE;
+        while (d < ownEnd || a < peerEnd) {
+            if (d == ownEnd || a < peerEnd && txs[order[a]].arr() <= txs[order[d]].dep()) {
+                long at = txs[order[a]].arr();
+                if (at < lastArr) {
+                    return sorted(endpoint);
+                }
+                lastArr = at;
+                out[n++] = arr(order[a]);
+                a = nextArrival(order, a, peerEnd);
+            } else {
+                long at = txs[order[d]].dep();
+                if (at < lastDep) {
+                    return sorted(endpoint);
+                }
+                lastDep = at;
+                out[n++] = dep(order[d]);
+                d = nextDeparture(order, d, ownEnd);
+            }
+        }
+        return out;
+    }
+
+    /** The next place after {@code i} in {@code order} whose transmission's departure is known, or {@code end}. */
+    private int nextDeparture(int[] order, int i, int end) {
+        do {
+            i++;
+        } while (i < end && txs[order[i]].dep() == Tx.NONE);
+        return i;
+    }
+
+    /** The next place after {@code i} in {@code order} whose transmission arrived (a lost copy never did), or {@code end}. */
+    private int nextArrival(int[] order, int i, int end) {
+        do {
+            i++;
+        } while (i < end && (txs[order[i]].arr() == Tx.NONE || marks.lost(txs[order[i]])));
+        return i;
+    }
+
+    /**
+     * {@link #eventsAt} when the timeline's order is not time order: sorted as packed primitive
+     * keys (time since the first event, arrival bit, node) where they fit, which is every
+     * connection the job caps, or as triples.
+     */
+    private int[] sorted(Endpoint endpoint) {
         int n = 0;
         long first = Long.MAX_VALUE;
         long last = Long.MIN_VALUE;
@@ -136,11 +237,7 @@ public final class Rounds {
                 last = Math.max(last, at);
             }
         }
-        int[] out = new int[n];
-        if (n == 0) {
-            return out;
-        }
-        int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.size()));
+        int nodeBits = 32 - Integer.numberOfLeadingZeros(Math.max(1, 2 * txs.length));
         int timeBits = 64 - Long.numberOfLeadingZeros(Math.max(1, last - first));
         if (timeBits + 1 + nodeBits > 63) {
             return eventsAtUnpacked(endpoint);
@@ -148,7 +245,7 @@ public final class Rounds {
         long[] keys = new long[n];
         int i = 0;
         for (Tx t : txs) {
-            boolean sentHere = t.direction().sender() == endpoint;
+            boolean sentHere = sentBy(t, endpoint);
             long at = at(t, endpoint);
             if (at != Tx.NONE) {
                 int node = sentHere ? dep(t.idx()) : arr(t.idx());
@@ -156,6 +253,7 @@ public final class Rounds {
             }
         }
         Arrays.sort(keys);
+        int[] out = new int[n];
         long nodeMask = (1L << nodeBits) - 1;
         for (i = 0; i < n; i++) {
             out[i] = (int) (keys[i] & nodeMask);
@@ -166,7 +264,7 @@ public final class Rounds {
     private int[] eventsAtUnpacked(Endpoint endpoint) {
         List<long[]> ev = new ArrayList<>();
         for (Tx t : txs) {
-            boolean sentHere = t.direction().sender() == endpoint;
+            boolean sentHere = sentBy(t, endpoint);
             long at = at(t, endpoint);
             if (at != Tx.NONE) {
                 ev.add(new long[] {at, sentHere ? 1 : 0, sentHere ? dep(t.idx()) : arr(t.idx())});
@@ -182,27 +280,33 @@ public final class Rounds {
 
     /** When t's event at this endpoint happened (its departure or its arrival), or NONE: not seen, or a lost copy's arrival. */
     private long at(Tx t, Endpoint endpoint) {
-        if (t.direction().sender() == endpoint) {
+        if (sentBy(t, endpoint)) {
             return t.dep();
         }
         return marks.lost(t) ? Tx.NONE : t.arr();
     }
 
-    private void linkEndpoint(int[] events) {
+    private static boolean sentBy(Tx t, Endpoint endpoint) {
+        return t.c2s() == (endpoint == Endpoint.CLIENT);
+    }
+
+    /** @param answers for the unwatched end of a single capture, what its replies answer; null for an end a sensor watched */
+    private void linkEndpoint(int[] events, AckEvidence answers) {
         int lastEvent = NO_NODE;
         int lastPeerSeqArr = NO_NODE;
         int lastPeerNewArr = NO_NODE;
         boolean peerSpokeSinceMyData = false;
         int turnTrigger = NO_NODE;
-        Delivery delivery = new Delivery(deliveredAt);
+        Delivery delivery = new Delivery(txs, deliveredBy);
         for (int node : events) {
             Tx t = tx(node);
+            int answersTo = answers == null ? NO_NODE : answers.next(node);
             int delivered = NO_NODE;
             if (isArrival(node)) {
                 link(node, dep(t.idx()), PathArc.Kind.NETWORK);
                 if (t.p.carriesSeqSpace()) {
                     lastPeerSeqArr = node;
-                    delivered = delivery.arrived(node, t, t.arr());
+                    delivered = delivery.arrived(node, t);
                 } else if (marks.isProbe(t)) {
                     lastPeerSeqArr = node; // the ACK a keep-alive or window probe draws answers it, not the data before
                 }
@@ -216,10 +320,10 @@ public final class Rounds {
             if (!isArrival(node)) {
                 boolean newData = marks.isNewData(t);
                 if (newData && peerSpokeSinceMyData) {
-                    turnTrigger = answered(t, lastPeerNewArr); // this turn answers what the peer said last
+                    turnTrigger = answered(answersTo, lastPeerNewArr); // this turn answers what the peer said last
                     peerSpokeSinceMyData = false;
                 }
-                linkDeparture(node, t, lastEvent, answered(t, lastPeerSeqArr), newData ? turnTrigger : NO_NODE);
+                linkDeparture(node, t, lastEvent, answered(answersTo, lastPeerSeqArr), newData ? turnTrigger : NO_NODE);
             }
             lastEvent = node;
         }
@@ -228,7 +332,7 @@ public final class Rounds {
     private void linkDeparture(int node, Tx t, int lastEvent, int lastPeerSeqArr, int turnTrigger) {
         long at = t.dep();
         int rtxOf = marks.rtxOf(t);
-        if (marks.lossArc(t) && rtxOf >= 0 && txs.get(rtxOf).dep() != Tx.NONE && txs.get(rtxOf).dep() <= at) {
+        if (marks.lossArc(t) && rtxOf >= 0 && txs[rtxOf].dep() != Tx.NONE && txs[rtxOf].dep() <= at) {
             int lostWith = marks.lostWith(t);
             link(node, dep(lostWith >= 0 ? lostWith : rtxOf), PathArc.Kind.LOSS);
             return;
@@ -238,7 +342,7 @@ public final class Rounds {
         }
         int chosen;
         int liberator = marks.liberator(t);
-        int window = liberator >= 0 && txs.get(liberator).arr() != Tx.NONE && txs.get(liberator).arr() <= at ? arr(liberator) : NO_NODE;
+        int window = liberator >= 0 && txs[liberator].arr() != Tx.NONE && txs[liberator].arr() <= at ? arr(liberator) : NO_NODE;
         if (marks.lossArc(t) && rtxOf < 0 && window != NO_NODE) {
             link(node, window, PathArc.Kind.LOSS); // no earlier copy captured: the timer ran from when the window let it go
             return;
@@ -258,14 +362,11 @@ public final class Rounds {
 
     /**
      * The arrival a departure answers: for the unwatched end of a single capture, the one its ACK
-     * names (times there are estimates); otherwise {@code byTime}, the latest before it.
+     * names ({@code answersTo}, a transmission; times there are estimates); otherwise {@code byTime},
+     * the latest before it.
      */
-    private int answered(Tx t, int byTime) {
-        if (answers == null || t.direction().sender() != unwatched) {
-            return byTime;
-        }
-        int trigger = answers.triggerOf(t);
-        return trigger == NO_NODE ? byTime : arr(trigger);
+    private static int answered(int answersTo, int byTime) {
+        return answersTo == NO_NODE ? byTime : arr(answersTo);
     }
 
     /** The later of two candidate nodes; the first wins ties. */
@@ -283,7 +384,6 @@ public final class Rounds {
         if (from == NO_NODE) {
             return;
         }
-        parent[node] = from;
-        arcKind[node] = kind;
+        links[node] = from << KIND_BITS | kind.ordinal();
     }
 }
