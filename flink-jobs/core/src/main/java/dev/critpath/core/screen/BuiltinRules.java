@@ -153,9 +153,12 @@ final class BuiltinRules {
     /** The server never held the critical path longer than a threshold in one go. */
     static final class NoServerStall extends Builtin {
         private final long thresholdUs;
+        /** Boxed once: every verdict's counts hold it. */
+        private final Long threshold;
 
         NoServerStall(long thresholdUs) {
             this.thresholdUs = thresholdUs;
+            this.threshold = thresholdUs;
         }
 
         @Override
@@ -171,7 +174,7 @@ final class BuiltinRules {
         @Override
         RuleOutcome check(ConnectionProfile p, Map<String, Long> c) {
             c.put("max_server_arc_us", p.path.maxServerArcUs());
-            c.put("threshold_us", thresholdUs);
+            c.put("threshold_us", threshold);
             if (p.path.maxServerArcUs() <= thresholdUs) {
                 return RuleOutcome.pass(c);
             }

@@ -143,12 +143,16 @@ public final class Timeline {
      * numbers them so, and marks what was new to each receiver.
      */
     private static Tx[] ordered(Tx[] txs, Workspace ws) {
-        KeyedIndices byTime = ws.byTime;
-        byTime.clear(txs.length);
-        addByTime(byTime, txs, true); // each direction's come nearly in time order: few runs to merge
-        addByTime(byTime, txs, false);
-        byTime.sort();
-        moveTo(txs, byTime.indices);
+        int[] from = ws.order(txs.length);
+        if (!mergedByDirection(txs, from)) {
+            KeyedIndices byTime = ws.byTime;
+            byTime.clear(txs.length);
+            addByTime(byTime, txs, true); // each direction's come nearly in time order: few runs to merge
+            addByTime(byTime, txs, false);
+            byTime.sort();
+            from = byTime.indices;
+        }
+        moveTo(txs, from);
         for (int i = 0; i < txs.length; i++) {
             txs[i].numbered(i);
         }
@@ -156,11 +160,63 @@ public final class Timeline {
         return txs;
     }
 
+    private static long sortTime(Tx t) {
+        return t.dep() != Tx.NONE ? t.dep() : t.arr();
+    }
+
     private static void addByTime(KeyedIndices byTime, Tx[] txs, boolean c2s) {
         for (Tx t : txs) {
             if (t.c2s() == c2s) {
-                byTime.add(t.dep() != Tx.NONE ? t.dep() : t.arr(), t.idx());
+                byTime.add(sortTime(t), t.idx());
             }
+        }
+    }
+
+    /**
+     * The order (from[k]: the k-th transmission's number) when each direction's transmissions are
+     * in time order already, as one capture's are where the far end's stamps keep its departures
+     * in order: the two directions merged; false, from unfinished, where they are not.
+     */
+    private static boolean mergedByDirection(Tx[] txs, int[] from) {
+        InTime c2s = new InTime(txs, true);
+        InTime s2c = new InTime(txs, false);
+        for (int k = 0; k < txs.length; k++) {
+            InTime next = c2s.before(s2c) ? c2s : s2c;
+            from[k] = next.at;
+            if (!next.advance()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** One direction's transmissions, walked in their numbers' order. */
+    private static final class InTime {
+        private final Tx[] txs;
+        private final boolean c2s;
+        /** The transmission at hand; txs.length past the last. */
+        int at = -1;
+        private long time = Long.MIN_VALUE;
+
+        InTime(Tx[] txs, boolean c2s) {
+            this.txs = txs;
+            this.c2s = c2s;
+            advance();
+        }
+
+        /** Whether the one at hand comes before the other's (by time, then number). */
+        boolean before(InTime other) {
+            return other.at == txs.length || at < txs.length && (time < other.time || time == other.time && at < other.at);
+        }
+
+        /** On to the next of the direction; false when it comes earlier in time than the one before it. */
+        boolean advance() {
+            do {
+                at++;
+            } while (at < txs.length && txs[at].c2s() != c2s);
+            long previous = time;
+            time = at < txs.length ? sortTime(txs[at]) : Long.MAX_VALUE;
+            return time >= previous;
         }
     }
 

@@ -66,7 +66,7 @@ final class TimestampEchoes {
         long echoed = Long.MIN_VALUE; // echoes come in runs of one timestamp: each run looked up once
         for (int i = 0; i < n; i++) {
             Packet p = pkts[i];
-            if (echoes(p)) {
+            if (byStamp.size > 0 && echoes(p)) {
                 long rel = RemoteStamps.relative(p.tsecr, base);
                 carrier = rel == echoed ? carrier : byStamp.firstWith(rel);
                 echoed = rel;
@@ -152,11 +152,14 @@ final class TimestampEchoes {
             back = Math.min(back, us);
         }
 
-        /** Moves to the second holding ts, pairing the one it leaves with the one before. */
         private void at(long ts) {
-            if (ts >= secondStart && ts - secondStart < 1_000_000) {
-                return;
+            if (ts < secondStart || ts - secondStart >= 1_000_000) {
+                moveTo(ts);
             }
+        }
+
+        /** Moves to the second holding ts, pairing the one it leaves with the one before. */
+        private void moveTo(long ts) {
             long s = Math.floorDiv(ts, 1_000_000);
             secondStart = s * 1_000_000;
             close();
@@ -236,9 +239,9 @@ final class TimestampEchoes {
         }
     }
 
-    /** A remote packet that echoes a local timestamp (a SYN's echo field is zero, not an echo). */
+    /** A remote packet that echoes a local timestamp, if the local end stamps its packets (a SYN's echo field is zero, not an echo). */
     private boolean echoes(Packet p) {
-        return p.c2s != atClient && p.has(TcpFlags.ACK) && p.tsecr >= 0 && byStamp.size > 0;
+        return p.c2s != atClient && p.has(TcpFlags.ACK) && p.tsecr >= 0;
     }
 
     /** The remote departures by the timestamp they echo. */

@@ -21,6 +21,7 @@ final class Workspace {
     final KeyedIndices ends = new KeyedIndices();
     /** The remote end's departures by the timestamp they echo. */
     final KeyedIndices echoes = new KeyedIndices();
+    private int[] order = new int[0];
     private int[] firstCarriers = new int[0];
     private long[] latestUpTo = new long[0];
     private long[] earliestFrom = new long[0];
@@ -29,6 +30,12 @@ final class Workspace {
 
     static Workspace ofThread() {
         return OF_THREAD.get();
+    }
+
+    /** Per place in the timeline's order, the transmission that goes there. */
+    int[] order(int n) {
+        order = sized(order, n);
+        return order;
     }
 
     /** Per packet, the first local packet carrying its stamp (see {@link TimestampEchoes}). */

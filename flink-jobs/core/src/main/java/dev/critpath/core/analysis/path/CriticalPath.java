@@ -4,7 +4,7 @@ import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.rounds.Rounds;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.List;
@@ -18,9 +18,13 @@ public final class CriticalPath {
     private static final int NO_NODE = Rounds.NO_NODE;
 
     private final Rounds rounds;
-    /** From the client's first event to its last. */
-    private final Arc[] arcs;
-    private final List<Arc> arcList;
+    /** The arcs from the client's first event to its last, as columns: the nodes each joins, their times, its kind. */
+    private int arcCount;
+    private int[] from;
+    private int[] to;
+    private long[] fromUs;
+    private long[] toUs;
+    private PathArc.Kind[] kind;
     /** The client's first and last events: the connection as the client saw it. */
     public final long startUs;
     public final long endUs;
@@ -35,8 +39,7 @@ public final class CriticalPath {
         int last = rounds.lastClientEvent();
         startUs = first == NO_NODE ? 0 : rounds.time(first);
         endUs = last == NO_NODE ? 0 : rounds.time(last);
-        arcs = last == NO_NODE ? new Arc[0] : walk(last);
-        arcList = Collections.unmodifiableList(Arrays.asList(arcs));
+        walk(last);
     }
 
     /** The path back from the client's last event. */
@@ -44,18 +47,38 @@ public final class CriticalPath {
         return new CriticalPath(rounds);
     }
 
-    /** The path's arcs from the client's first event to its last. */
+    /** The path's arcs from the client's first event to its last, made on each call (the profile reads the columns). */
     public List<Arc> arcs() {
-        return arcList;
+        List<Arc> arcs = new ArrayList<>(arcCount);
+        for (int i = 0; i < arcCount; i++) {
+            arcs.add(new Arc(from[i], to[i], fromUs[i], toUs[i], kind[i]));
+        }
+        return Collections.unmodifiableList(arcs);
     }
 
     public int arcCount() {
-        return arcs.length;
+        return arcCount;
     }
 
-    /** The i-th arc from the client's first event: {@code arcs().get(i)} without going through the list. */
-    public Arc arc(int i) {
-        return arcs[i];
+    /** The node the i-th arc from the client's first event starts at: {@code arcs().get(i).from()}. */
+    public int arcFrom(int i) {
+        return from[i];
+    }
+
+    public int arcTo(int i) {
+        return to[i];
+    }
+
+    public long arcFromUs(int i) {
+        return fromUs[i];
+    }
+
+    public long arcToUs(int i) {
+        return toUs[i];
+    }
+
+    public PathArc.Kind arcKind(int i) {
+        return kind[i];
     }
 
     public Tx tx(int node) {
@@ -80,36 +103,48 @@ public final class CriticalPath {
         return rounds.deliveredAt(t);
     }
 
-    /** The arcs back to the root, counted first so they fill an array in path order. */
-    private Arc[] walk(int end) {
+    /** The arcs back to the root from the client's last event (NO_NODE: none), counted first so they fill the columns in path order. */
+    private void walk(int end) {
         int steps = 0;
         int node = end;
         BitSet seen = new BitSet();
-        while (rounds.parent(node) != NO_NODE && !seen.get(node)) {
+        while (node != NO_NODE && rounds.parent(node) != NO_NODE && !seen.get(node)) {
             seen.set(node); // network arcs take at least 1 µs, so a cycle cannot form; stay safe anyway
             node = rounds.parent(node);
             steps++;
         }
         int root = node;
-        long rootUs = rounds.time(root);
-        boolean midStream = rootUs > startUs; // nothing explains the start
-        Arc[] path = new Arc[steps + (midStream ? 1 : 0)];
+        boolean midStream = root != NO_NODE && rounds.time(root) > startUs; // nothing explains the start
+        arcCount = steps + (midStream ? 1 : 0);
+        from = new int[arcCount];
+        to = new int[arcCount];
+        fromUs = new long[arcCount];
+        toUs = new long[arcCount];
+        kind = new PathArc.Kind[arcCount];
         if (midStream) {
-            path[0] = new Arc(NO_NODE, root, startUs, rootUs, PathArc.Kind.UNKNOWN);
+            set(0, NO_NODE, root, startUs, rounds.time(root), PathArc.Kind.UNKNOWN);
         }
         node = end;
-        for (int i = path.length - 1; i >= path.length - steps; i--) {
+        for (int i = arcCount - 1; i >= arcCount - steps; i--) {
             int p = rounds.parent(node);
-            path[i] = new Arc(p, node, rounds.time(p), rounds.time(node), rounds.arcKind(node));
+            set(i, p, node, rounds.time(p), rounds.time(node), rounds.arcKind(node));
             node = p;
         }
         int kept = 0;
-        for (Arc a : path) {
-            if (a.toUs() <= startUs && a.kind() != PathArc.Kind.UNKNOWN) {
+        for (int i = 0; i < arcCount; i++) {
+            if (toUs[i] <= startUs && kind[i] != PathArc.Kind.UNKNOWN) {
                 continue; // before the client's first event (server packets caught mid-stream)
             }
-            path[kept++] = a.fromUs() < startUs ? new Arc(a.from(), a.to(), startUs, a.toUs(), a.kind()) : a;
+            set(kept++, from[i], to[i], Math.max(fromUs[i], startUs), toUs[i], kind[i]);
         }
-        return kept == path.length ? path : Arrays.copyOf(path, kept);
+        arcCount = kept;
+    }
+
+    private void set(int i, int fromNode, int toNode, long fromTime, long toTime, PathArc.Kind arcKind) {
+        from[i] = fromNode;
+        to[i] = toNode;
+        fromUs[i] = fromTime;
+        toUs[i] = toTime;
+        kind[i] = arcKind;
     }
 }

@@ -40,11 +40,12 @@ public final class ArcCategories {
         this.owdS2c = owdS2c;
     }
 
-    private CategoryTimes arcTimes(CriticalPath.Arc a) {
+    /** The times of the path's arc {@code i}. */
+    private CategoryTimes arcTimes(int i) {
         CategoryTimes ct = new CategoryTimes();
-        long w = a.toUs() - a.fromUs();
-        Tx child = cp.tx(a.to());
-        switch (a.kind()) {
+        long w = cp.arcToUs(i) - cp.arcFromUs(i);
+        Tx child = cp.tx(cp.arcTo(i));
+        switch (cp.arcKind(i)) {
             case NETWORK -> {
                 long base = Math.max(0, child.c2s() ? owdC2s : owdS2c);
                 long prop = Math.min(w, base);
@@ -53,7 +54,7 @@ public final class ArcCategories {
                 ct.add(tl.mode == CaptureMode.TWO_POINT ? Category.QUEUING : unsplit(tl.mode.unwatched()), w - prop);
             }
             case HOST -> {
-                Endpoint at = cp.endpointOf(a.to());
+                Endpoint at = cp.endpointOf(cp.arcTo(i));
                 // a FIN that carries the response is the response, not a close after quiet
                 boolean closeAfterQuiet = (child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && child.p.len == 0 && w >= idleThresholdUs;
                 if (marks.kind(child) == TxKind.KEEPALIVE || closeAfterQuiet) {
@@ -79,13 +80,16 @@ public final class ArcCategories {
         return remote == Endpoint.CLIENT ? Category.CLIENT_OR_QUEUING : Category.SERVER_OR_QUEUING;
     }
 
-    PathArc categorise(int index, CriticalPath.Arc a) {
-        CategoryTimes ct = arcTimes(a);
-        Tx child = cp.tx(a.to());
+    /** The path's arc {@code i}, numbered {@code index}. */
+    PathArc categorise(int index, int i) {
+        CategoryTimes ct = arcTimes(i);
+        int to = cp.arcTo(i);
+        Tx child = cp.tx(to);
         Direction direction = Direction.of(child.c2s());
-        Endpoint endpoint = a.kind() == PathArc.Kind.NETWORK ? direction.receiver() : cp.endpointOf(a.to());
-        return new PathArc(index, a.fromUs(), a.toUs(), a.kind(), largest(ct), ct, endpoint, direction, TcpFlags.letters(child.p.flags),
-                child.seq(), child.p.len, child.p.ack, child.idx(), cp.estimated(a.from()) || cp.estimated(a.to()));
+        PathArc.Kind kind = cp.arcKind(i);
+        Endpoint endpoint = kind == PathArc.Kind.NETWORK ? direction.receiver() : cp.endpointOf(to);
+        return new PathArc(index, cp.arcFromUs(i), cp.arcToUs(i), kind, largest(ct), ct, endpoint, direction, TcpFlags.letters(child.p.flags),
+                child.seq(), child.p.len, child.p.ack, child.idx(), cp.estimated(cp.arcFrom(i)) || cp.estimated(to));
     }
 
     private static Category largest(CategoryTimes ct) {

@@ -1,6 +1,5 @@
 package dev.critpath.core.analysis.profile;
 
-import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.align.Tx;
 
@@ -18,47 +17,55 @@ final class Burstiness {
     private Burstiness() {
     }
 
-    /** @param dataByDep every data transmission whose departure is known, in departure order */
-    static void count(Tx[] dataByDep, Direction dir, long fromUs, DirectionStats stats) {
-        boolean c2s = dir == Direction.C2S;
-        Tx first = null;
-        Tx last = null;
-        long rated = 0;
+    /**
+     * Both directions at once, into their stats.
+     *
+     * @param dataByDep every data transmission whose departure is known, in departure order
+     */
+    static void count(Tx[] dataByDep, long fromUs, DirectionStats c2s, DirectionStats s2c) {
+        // per direction, C2S first: the first and last data sent, and the bytes after the first
+        Tx[] first = new Tx[2];
+        Tx[] last = new Tx[2];
+        long[] rated = new long[2];
         for (Tx t : dataByDep) {
-            if (sent(t, c2s, fromUs)) {
-                if (first == null) {
-                    first = t;
-                } else {
-                    rated += t.p.len;
-                }
-                last = t;
-            }
-        }
-        if (first == last) {
-            return; // fewer than two
-        }
-        long span = last.dep() - first.dep();
-        long bursty = 0;
-        Tx prev = null;
-        for (Tx t : dataByDep) {
-            if (!sent(t, c2s, fromUs)) {
+            if (t.dep() < fromUs) {
                 continue;
             }
-            if (prev != null) {
-                long gap = t.dep() - prev.dep();
+            int d = t.c2s() ? 0 : 1;
+            if (first[d] == null) {
+                first[d] = t;
+            } else {
+                rated[d] += t.p.len;
+            }
+            last[d] = t;
+        }
+        long[] span = new long[2];
+        for (int d = 0; d < 2; d++) {
+            span[d] = first[d] == null ? 0 : last[d].dep() - first[d].dep();
+        }
+        long[] bursty = new long[2];
+        Tx[] prev = new Tx[2];
+        for (Tx t : dataByDep) {
+            if (t.dep() < fromUs) {
+                continue;
+            }
+            int d = t.c2s() ? 0 : 1;
+            if (prev[d] != null) {
+                long gap = t.dep() - prev[d].dep();
                 long len = t.p.len;
                 // len / gap >= FACTOR * rated / span, kept in integers
-                if (gap == 0 || (double) len * span >= (double) FACTOR * rated * gap) {
-                    bursty += len;
+                if (gap == 0 || (double) len * span[d] >= (double) FACTOR * rated[d] * gap) {
+                    bursty[d] += len;
                 }
             }
-            prev = t;
+            prev[d] = t;
         }
-        stats.ratedBytes += rated;
-        stats.burstBytes += bursty;
-    }
-
-    private static boolean sent(Tx t, boolean c2s, long fromUs) {
-        return t.c2s() == c2s && t.dep() >= fromUs;
+        DirectionStats[] stats = {c2s, s2c};
+        for (int d = 0; d < 2; d++) {
+            if (first[d] != last[d]) { // two data packets or more
+                stats[d].ratedBytes += rated[d];
+                stats[d].burstBytes += bursty[d];
+            }
+        }
     }
 }

@@ -11,6 +11,7 @@ import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
 import dev.critpath.core.event.TcpFlags;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
 import java.util.List;
 
@@ -19,10 +20,10 @@ final class PacketMarks {
     private final Timeline tl;
     private final SenderMarks marks;
     private final SequenceSpace bases;
-    /** Per transmission, true when the critical path passes through it. */
-    private final boolean[] onPath;
+    /** The transmissions the critical path passes through. */
+    private final BitSet onPath;
 
-    PacketMarks(Timeline tl, SenderMarks marks, SequenceSpace bases, boolean[] onPath) {
+    PacketMarks(Timeline tl, SenderMarks marks, SequenceSpace bases, BitSet onPath) {
         this.tl = tl;
         this.marks = marks;
         this.bases = bases;
@@ -51,7 +52,7 @@ final class PacketMarks {
         LossCause cause = marks.lossCause(t);
         return new PacketSighting(t.idx(), sensor, t.direction(), sent, timeUs, seen.ts, seen.seq, seen.ack, seen.len,
                 TcpFlags.letters(seen.flags), seen.win, windowEdge(seen), seen.sack, kind, cause, marks.rtxOf(t),
-                onPath[t.idx()]);
+                onPath.get(t.idx()));
     }
 
     private PacketKind kind(Tx t) {

@@ -6,7 +6,6 @@ import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
 import dev.critpath.core.event.TcpFlags;
-import java.util.Arrays;
 
 /**
  * Link capacity from packet pairs (Keshav; Dovrolis, Ramanathan and Moore): data an ACK released
@@ -35,17 +34,14 @@ final class PacketPairs {
      */
     static double sendingRate(Tx[] dataByDep, Direction dir, SenderMarks marks) {
         boolean c2s = dir == Direction.C2S;
-        int n = departurePairs(dataByDep, c2s, marks, null);
-        if (n < MIN_PAIRS) {
-            return UNKNOWN;
+        int departures = 0;
+        for (Tx t : dataByDep) {
+            departures += captured(t, c2s) ? 1 : 0;
         }
-        double[] rates = new double[n];
-        departurePairs(dataByDep, c2s, marks, rates);
-        return median(rates, n);
-    }
-
-    /** The rates of the pairs among the direction's captured departures, into {@code rates} unless null; returns how many. */
-    private static int departurePairs(Tx[] dataByDep, boolean c2s, SenderMarks marks, double[] rates) {
+        if (departures <= MIN_PAIRS) {
+            return UNKNOWN; // too few pairs whatever they are
+        }
+        double[] rates = new double[departures - 1];
         int n = 0;
         Tx a = null;
         for (Tx b : dataByDep) {
@@ -54,14 +50,11 @@ final class PacketPairs {
             }
             double rate = a == null ? UNKNOWN : pairRate(a, b, b.dep() - a.dep(), marks);
             if (rate != UNKNOWN) {
-                if (rates != null) {
-                    rates[n] = rate;
-                }
-                n++;
+                rates[n++] = rate;
             }
             a = b;
         }
-        return n;
+        return median(rates, n);
     }
 
     /**
@@ -176,11 +169,52 @@ final class PacketPairs {
         return pair ? (double) b.p.len / gap : UNKNOWN;
     }
 
-    private static double median(double[] rates, int n) {
+    /** The median of the first n rates (they are reordered), or UNKNOWN for too few: order statistics by selection, not a sort. */
+    static double median(double[] rates, int n) {
         if (n < MIN_PAIRS) {
             return UNKNOWN;
         }
-        Arrays.sort(rates, 0, n);
-        return n % 2 == 1 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
+        double upper = select(rates, n, n / 2);
+        if (n % 2 == 1) {
+            return upper;
+        }
+        double lower = rates[0]; // the largest of those below the upper middle, which selection left before it
+        for (int i = 1; i < n / 2; i++) {
+            lower = Math.max(lower, rates[i]);
+        }
+        return (lower + upper) / 2;
+    }
+
+    /** The k-th smallest of a[0, n) (Hoare's FIND, as Wirth writes it); afterwards a[0, k) holds no value above it and a[k] is it. */
+    private static double select(double[] a, int n, int k) {
+        int lo = 0;
+        int hi = n - 1;
+        while (lo < hi) {
+            double pivot = a[k];
+            int i = lo;
+            int j = hi;
+            do {
+                while (a[i] < pivot) {
+                    i++;
+                }
+                while (pivot < a[j]) {
+                    j--;
+                }
+                if (i <= j) {
+                    double swap = a[i];
+                    a[i] = a[j];
+                    a[j] = swap;
+                    i++;
+                    j--;
+                }
+            } while (i <= j);
+            if (j < k) {
+                lo = i;
+            }
+            if (k < i) {
+                hi = j;
+            }
+        }
+        return a[k];
     }
 }

@@ -24,6 +24,7 @@ import dev.critpath.core.analysis.sender.SenderReplay;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.trace.ConnectionTrace;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 
 /**
@@ -59,8 +60,7 @@ public final class Profiler {
         ArcCategories categories = new ArcCategories(cfg.idleThresholdUs, cp, tl, senders.marks(), owdC2s, owdS2c);
         CategoryTimes total = new CategoryTimes();
         long maxServerArc = 0;
-        boolean[] onPath = new boolean[txs.length];
-        int pathPackets = 0;
+        BitSet onPath = new BitSet(txs.length);
         int rounds = 0;
         HostLink clientLink = HostLink.of(dataByDep, Endpoint.CLIENT, senders.marks());
         HostLink serverLink = HostLink.of(dataByDep, Endpoint.SERVER, senders.marks());
@@ -78,12 +78,11 @@ public final class Profiler {
         Charges clientLinkAt = new Charges(exchangeFrom, exchangeTo);
         Charges serverLinkAt = new Charges(exchangeFrom, exchangeTo);
         for (int i = 0; i < cp.arcCount(); i++) {
-            CriticalPath.Arc a = cp.arc(i);
-            if (segment && a.toUs() <= spanStartUs) {
+            if (segment && cp.arcToUs(i) <= spanStartUs) {
                 continue; // an earlier segment's, or the restarted handshake
             }
-            PathArc pa = categories.categorise(start.arcIndex() + arcs.size(), a);
-            if (a.fromUs() < spanStartUs) {
+            PathArc pa = categories.categorise(start.arcIndex() + arcs.size(), i);
+            if (cp.arcFromUs(i) < spanStartUs) {
                 pa = ArcCategories.clippedFrom(pa, spanStartUs);
             }
             arcs.add(pa);
@@ -92,14 +91,10 @@ public final class Profiler {
             if (pa.kind() == PathArc.Kind.HOST && (pa.category() == Category.SERVER || pa.category() == Category.SERVER_OR_QUEUING)) {
                 maxServerArc = Math.max(maxServerArc, pa.durationUs());
             }
-            if (a.from() >= 0 && a.fromUs() >= spanStartUs && !onPath[a.from() >> 1]) {
-                onPath[a.from() >> 1] = true;
-                pathPackets++;
+            if (cp.arcFrom(i) >= 0 && cp.arcFromUs(i) >= spanStartUs) {
+                onPath.set(cp.arcFrom(i) >> 1);
             }
-            if (!onPath[a.to() >> 1]) {
-                onPath[a.to() >> 1] = true;
-                pathPackets++;
-            }
+            onPath.set(cp.arcTo(i) >> 1);
             if (pa.kind() == PathArc.Kind.NETWORK && pa.direction() == Direction.C2S) {
                 rounds++;
             }
@@ -122,8 +117,7 @@ public final class Profiler {
                     x.requestBytes, x.responseBytes, x.serverThink(tl), tl.mode == CaptureMode.CLIENT_SIDE, x.firstByte(), within,
                     new ExchangeProfile.Costs(lossAt.exchange(i), known(clientLink, clientLinkAt.exchange(i)), known(serverLink, serverLinkAt.exchange(i)))));
         }
-        Burstiness.count(dataByDep, Direction.C2S, spanStartUs, c2s);
-        Burstiness.count(dataByDep, Direction.S2C, spanStartUs, s2c);
+        Burstiness.count(dataByDep, spanStartUs, c2s, s2c);
         if (segment) {
             // the restarted handshake was counted by the segment before
             c2s.packets -= packetsBefore(txs, Direction.C2S, spanStartUs);
@@ -133,7 +127,7 @@ public final class Profiler {
                 trace.serverAddr(), trace.serverPort(),
                 tl.clientView != null ? tl.clientView.sensor : null, tl.serverView != null ? tl.serverView.sensor : null,
                 tl.mode, spanStartUs, cp.endUs, total,
-                new ConnectionProfile.PathSummary(pathPackets, rounds, arcs.size(), maxServerArc, handshake(txs),
+                new ConnectionProfile.PathSummary(onPath.cardinality(), rounds, arcs.size(), maxServerArc, handshake(txs),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).firstByteUs(),
                         exchangeProfiles.isEmpty() ? -1 : exchangeProfiles.get(0).serverThinkUs(),
                         tl.mode == CaptureMode.CLIENT_SIDE, exchangeProfiles.size()),

@@ -35,7 +35,10 @@ public final class Rounds {
 
     private final Tx[] txs;
     private final SenderMarks marks;
-    /** Each node's link: its parent node, shifted, with the arc's kind; NO_NODE when it has none. */
+    /**
+     * Each departure's link: its parent node, shifted, with the arc's kind; NO_NODE when it has
+     * none. An arrival's parent is always its own departure: no link is kept for it.
+     */
     private final int[] links;
     private final int[] clientEvents;
     /** Per transmission, the one whose arrival made its bytes deliverable in order (itself, or the hole's fill), or -1. */
@@ -48,7 +51,7 @@ public final class Rounds {
         ByDirection sides = new ByDirection(txs, marks);
         clientEvents = eventsAt(Endpoint.CLIENT, sides);
         int[] serverEvents = eventsAt(Endpoint.SERVER, sides);
-        links = new int[2 * txs.length];
+        links = new int[txs.length];
         Arrays.fill(links, NO_NODE);
         deliveredBy = new int[txs.length];
         Arrays.fill(deliveredBy, -1);
@@ -76,12 +79,24 @@ public final class Rounds {
 
     /** The event that released this one, or NO_NODE for the connection's root and events nothing explains. */
     public int parent(int node) {
-        return links[node] >> KIND_BITS; // NO_NODE stays NO_NODE
+        if (isArrival(node)) {
+            return arrived(tx(node)) ? dep(node >> 1) : NO_NODE;
+        }
+        return links[node >> 1] >> KIND_BITS; // NO_NODE stays NO_NODE
     }
 
     /** What kind of wait the arc from {@link #parent} to this event is. */
     public PathArc.Kind arcKind(int node) {
-        return links[node] == NO_NODE ? null : KINDS[links[node] & ((1 << KIND_BITS) - 1)];
+        if (isArrival(node)) {
+            return arrived(tx(node)) ? PathArc.Kind.NETWORK : null;
+        }
+        int link = links[node >> 1];
+        return link == NO_NODE ? null : KINDS[link & ((1 << KIND_BITS) - 1)];
+    }
+
+    /** Whether t's arrival is an event: seen or estimated, and not a lost copy's. */
+    private boolean arrived(Tx t) {
+        return t.arr() != Tx.NONE && !marks.lost(t);
     }
 
     /** The client's first event in time order (the connection as the client saw it starts there), or NO_NODE. */
@@ -216,7 +231,7 @@ public final class Rounds {
     private int nextArrival(int[] order, int i, int end) {
         do {
             i++;
-        } while (i < end && (txs[order[i]].arr() == Tx.NONE || marks.lost(txs[order[i]])));
+        } while (i < end && !arrived(txs[order[i]]));
         return i;
     }
 
@@ -303,7 +318,7 @@ public final class Rounds {
             int answersTo = answers == null ? NO_NODE : answers.next(node);
             int delivered = NO_NODE;
             if (isArrival(node)) {
-                link(node, dep(t.idx()), PathArc.Kind.NETWORK);
+                // the network arc from its own departure is implied: see parent()
                 if (t.p.carriesSeqSpace()) {
                     lastPeerSeqArr = node;
                     delivered = delivery.arrived(node, t);
@@ -384,6 +399,6 @@ public final class Rounds {
         if (from == NO_NODE) {
             return;
         }
-        links[node] = from << KIND_BITS | kind.ordinal();
+        links[node >> 1] = from << KIND_BITS | kind.ordinal();
     }
 }

@@ -55,8 +55,8 @@ public final class SenderSim {
         this.dir = dir;
         this.txs = txs;
         this.departuresEstimated = mode.unwatched() == dir.sender();
-        this.sends = TxTime.DEPARTURE.sorted(timed(txs.of(dir), TxTime.DEPARTURE, false));
-        this.ackArrivals = TxTime.ARRIVAL.sorted(timed(txs.against(dir), TxTime.ARRIVAL, true));
+        this.sends = timed(txs.of(dir), TxTime.DEPARTURE, false);
+        this.ackArrivals = timed(txs.against(dir), TxTime.ARRIVAL, true);
         this.s = new SenderState(txs.all(), cfg, mss, marks, sends.length, ackArrivals.length);
         marks.segmentSize(dir, s.mss);
         this.acks = new AckArrivals(s, rcvWscale, sack);
@@ -105,30 +105,36 @@ public final class SenderSim {
 
     /**
      * The transmissions of one direction whose time is known (ACKs and SYNs only, for
-     * {@code acksOnly}): the array itself when all are, as nearly always.
+     * {@code acksOnly}) in the order of that time, stable: the array itself when all are, in
+     * order already, as nearly always.
      */
     private static Tx[] timed(Tx[] side, TxTime time, boolean acksOnly) {
         int n = 0;
+        boolean ordered = true;
+        long last = Long.MIN_VALUE;
         for (Tx t : side) {
-            if (timed(t, time, acksOnly)) {
+            long at = time.of(t);
+            if (kept(t, at, acksOnly)) {
                 n++;
+                ordered &= at >= last;
+                last = at;
             }
         }
-        if (n == side.length) {
-            return side;
-        }
-        Tx[] kept = new Tx[n];
-        n = 0;
-        for (Tx t : side) {
-            if (timed(t, time, acksOnly)) {
-                kept[n++] = t;
+        if (n < side.length) {
+            Tx[] kept = new Tx[n];
+            n = 0;
+            for (Tx t : side) {
+                if (kept(t, time.of(t), acksOnly)) {
+                    kept[n++] = t;
+                }
             }
+            side = kept;
         }
-        return kept;
+        return ordered ? side : time.sorted(side);
     }
 
-    private static boolean timed(Tx t, TxTime time, boolean acksOnly) {
-        return time.of(t) != Tx.NONE && (!acksOnly || t.has(TcpFlags.ACK) || t.has(TcpFlags.SYN));
+    private static boolean kept(Tx t, long at, boolean acksOnly) {
+        return at != Tx.NONE && (!acksOnly || (t.p.flags & (TcpFlags.ACK | TcpFlags.SYN)) != 0);
     }
 
     /** Sent x, the last departure taken in: the time to the next one. */
