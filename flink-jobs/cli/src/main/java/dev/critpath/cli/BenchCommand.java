@@ -24,7 +24,7 @@ final class BenchCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--copies", paramLabel = "N", description = "Copies of the lab's server-side captures (default: ${DEFAULT-VALUE}, about 3.6 million packets).", defaultValue = "266")
+    @Option(names = "--copies", paramLabel = "N", description = "Copies of the lab's server-side captures (default: ${DEFAULT-VALUE}, about 4.9 million packets with the bundled lab captures).", defaultValue = "266")
     int copies;
 
     @Option(names = "--spacing-ms", paramLabel = "MS", description = "How far apart the copies start; below the lab captures' span they overlap (default: ${DEFAULT-VALUE}).", defaultValue = "5")
