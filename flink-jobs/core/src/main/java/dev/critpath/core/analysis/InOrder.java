@@ -2,35 +2,16 @@ package dev.critpath.core.analysis;
 
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.List;
 import java.util.function.ToLongFunction;
 
 /**
- * Stable sorting of lists and arrays that are nearly always in order already (packets by time):
+ * Stable sorting of arrays that are nearly always in order already (packets by time):
  * a check with the key itself, then a sort only if needed.
  */
 public final class InOrder {
     private InOrder() {
     }
 
-    public static <T> void sortBy(List<T> list, ToLongFunction<T> key) {
-        long prev = Long.MIN_VALUE;
-        for (int i = 0, n = list.size(); i < n; i++) {
-            long k = key.applyAsLong(list.get(i));
-            if (k < prev) {
-                @SuppressWarnings("unchecked")
-                T[] items = (T[]) list.toArray();
-                sort(items, key);
-                for (int j = 0; j < n; j++) {
-                    list.set(j, items[j]);
-                }
-                return;
-            }
-            prev = k;
-        }
-    }
-
-    /** The array form, for callers that index their items: no list to go through per item. */
     public static <T> void sortBy(T[] items, ToLongFunction<T> key) {
         long prev = Long.MIN_VALUE;
         for (T item : items) {

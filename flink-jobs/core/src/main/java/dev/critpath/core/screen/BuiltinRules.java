@@ -56,7 +56,11 @@ final class BuiltinRules {
             return check(p, new LinkedHashMap<>());
         }
 
-        /** Puts the figures it looks at into {@code counts} (after any already there) and returns the outcome with them. */
+        /**
+         * Puts the figures it looks at into {@code counts} (after any already there) and returns the
+         * outcome with that map: the screen's own, which later rules go on filling, so the screen
+         * reads only the outcome's verdict and reason.
+         */
         abstract RuleOutcome check(ConnectionProfile p, Map<String, Long> counts);
     }
 

@@ -25,18 +25,16 @@ class InOrderTest {
                 List<Item> expected = new ArrayList<>(items);
                 expected.sort(Comparator.comparingLong(Item::key));
                 Item[] array = items.toArray(new Item[0]);
-                InOrder.sortBy(items, Item::key);
-                assertEquals(expected, items, "spread " + spread + ", " + n + " items");
                 InOrder.sortBy(array, Item::key);
-                assertEquals(expected, List.of(array), "as an array: spread " + spread + ", " + n + " items");
+                assertEquals(expected, List.of(array), "spread " + spread + ", " + n + " items");
             }
         }
     }
 
     @Test
     void keysFarApartStillSort() {
-        List<Item> items = new ArrayList<>(List.of(new Item(Long.MAX_VALUE, 0), new Item(Long.MIN_VALUE, 1), new Item(0, 2), new Item(Long.MIN_VALUE, 3)));
+        Item[] items = {new Item(Long.MAX_VALUE, 0), new Item(Long.MIN_VALUE, 1), new Item(0, 2), new Item(Long.MIN_VALUE, 3)};
         InOrder.sortBy(items, Item::key);
-        assertEquals(List.of(new Item(Long.MIN_VALUE, 1), new Item(Long.MIN_VALUE, 3), new Item(0, 2), new Item(Long.MAX_VALUE, 0)), items);
+        assertEquals(List.of(new Item(Long.MIN_VALUE, 1), new Item(Long.MIN_VALUE, 3), new Item(0, 2), new Item(Long.MAX_VALUE, 0)), List.of(items));
     }
 }

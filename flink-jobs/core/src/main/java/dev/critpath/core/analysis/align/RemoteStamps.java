@@ -29,7 +29,10 @@ public final class RemoteStamps {
     private long steps;
     /** µs per tick of their clock; 0 when they are no clock. */
     private long tick;
-    /** µs a stamp may lag its packet's making: one step of the clock. */
+    /**
+     * µs a stamp may lag its packet's making: one step of the clock (one counting milliseconds may
+     * advance ten at once, a 100 Hz timer).
+     */
     private long resolution;
     /** The least arrival less stamp of the far end's packets. */
     private long quickest = Long.MAX_VALUE;
@@ -99,9 +102,7 @@ public final class RemoteStamps {
      * For one of the far end's stamped packets, the µs it spent on the way beyond the quickest such
      * packet, less two steps of the stamps' resolution (a stamp rounds its departure down by up to
      * one, and the host may hold a stamped packet a little before it leaves); 0 for other packets,
-     * and for all when the stamps' clock cannot be told. A stamp's step: a clock counting
-     * milliseconds may advance ten at once (a 100 Hz timer), so a stamp may be up to that much
-     * older than its packet's departure.
+     * and for all when the stamps' clock cannot be told.
      */
     long extraDelay(Packet p) {
         return stampedRemote(p) ? Math.max(0, p.ts - stampedAt(p) - quickest - 2 * resolution) : 0;

@@ -137,8 +137,9 @@ final class SensorRoles {
      * is short there and the server's long, and the other way round near the server.
      */
     private static double nearClientScore(SensorView v) {
-        long clientTurn = minTurnaround(v.pieceArray(), Direction.S2C, Workspace.ofThread());
-        long serverTurn = minTurnaround(v.pieceArray(), Direction.C2S, Workspace.ofThread());
+        Workspace ws = Workspace.forPackets(v.pieceArray().length);
+        long clientTurn = minTurnaround(v.pieceArray(), Direction.S2C, ws);
+        long serverTurn = minTurnaround(v.pieceArray(), Direction.C2S, ws);
         if (clientTurn == Long.MAX_VALUE || serverTurn == Long.MAX_VALUE) {
             return 0;
         }

@@ -69,7 +69,11 @@ public final class Timeline {
         for (SensorView v : views) {
             contradicted |= SensorRoles.contradicted(v, cfg);
         }
-        Workspace ws = Workspace.ofThread();
+        int packets = 0;
+        for (SensorView v : views) {
+            packets += v.pieceArray().length;
+        }
+        Workspace ws = Workspace.forPackets(packets);
         if (views.size() == 1) {
             return singleSensor(contradicted, views.get(0), SensorRoles.isClientSide(views.get(0), cfg), ws);
         }

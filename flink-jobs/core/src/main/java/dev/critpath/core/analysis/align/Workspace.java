@@ -28,8 +28,12 @@ final class Workspace {
     private int[] pending = new int[0];
     private long[] firstSeqs = new long[0];
 
-    static Workspace ofThread() {
-        return OF_THREAD.get();
+    /**
+     * The thread's workspace for a connection of n packets; one of its own, let go after it, for
+     * more than MAX_KEPT (a thread keeps no huge arrays for the small connections after).
+     */
+    static Workspace forPackets(int n) {
+        return n > MAX_KEPT ? new Workspace() : OF_THREAD.get();
     }
 
     /** Per place in the timeline's order, the transmission that goes there. */

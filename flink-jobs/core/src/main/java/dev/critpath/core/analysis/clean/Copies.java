@@ -11,7 +11,7 @@ import java.util.Arrays;
  */
 final class Copies {
     private static final ThreadLocal<Copies> OF_THREAD = ThreadLocal.withInitial(Copies::new);
-    /** A table for more packets than this is made for its connection alone, not kept. */
+    /** A table of more slots than this (about two per packet) is made for its connection alone, not kept. */
     private static final int MAX_KEPT_SLOTS = 1 << 20;
 
     /** Per slot, 1 + where its packet was kept; 0 when free. */

@@ -72,7 +72,7 @@ public final class SensorView {
         }
         if (inversions > 0) {
             // stable: packets with equal timestamps keep capture order
-            InOrder.sortBy(Arrays.asList(sorted), p -> p.ts);
+            InOrder.sortBy(sorted, p -> p.ts);
         }
         int kept = Copies.keepFirst(sorted, n, cfg.duplicateWindowUs);
         Packet[] frames = kept == n ? sorted : Arrays.copyOf(sorted, kept);

@@ -4,10 +4,7 @@ import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.rounds.Rounds;
-import java.util.ArrayList;
 import java.util.BitSet;
-import java.util.Collections;
-import java.util.List;
 
 /**
  * tcpeval's backward pass: from the client's last event, each event's dependency (see
@@ -29,10 +26,6 @@ public final class CriticalPath {
     public final long startUs;
     public final long endUs;
 
-    /** A raw arc between two nodes, before categories are assigned. */
-    public record Arc(int from, int to, long fromUs, long toUs, PathArc.Kind kind) {
-    }
-
     private CriticalPath(Rounds rounds) {
         this.rounds = rounds;
         int first = rounds.firstClientEvent();
@@ -47,20 +40,11 @@ public final class CriticalPath {
         return new CriticalPath(rounds);
     }
 
-    /** The path's arcs from the client's first event to its last, made on each call (the profile reads the columns). */
-    public List<Arc> arcs() {
-        List<Arc> arcs = new ArrayList<>(arcCount);
-        for (int i = 0; i < arcCount; i++) {
-            arcs.add(new Arc(from[i], to[i], fromUs[i], toUs[i], kind[i]));
-        }
-        return Collections.unmodifiableList(arcs);
-    }
-
     public int arcCount() {
         return arcCount;
     }
 
-    /** The node the i-th arc from the client's first event starts at: {@code arcs().get(i).from()}. */
+    /** The node the i-th arc from the client's first event starts at. */
     public int arcFrom(int i) {
         return from[i];
     }

@@ -5,7 +5,6 @@ import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
-import dev.critpath.core.event.TcpFlags;
 
 /**
  * Link capacity from packet pairs (Keshav; Dovrolis, Ramanathan and Moore): data an ACK released

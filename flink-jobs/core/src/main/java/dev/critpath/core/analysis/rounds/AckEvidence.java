@@ -20,7 +20,7 @@ import dev.critpath.core.event.TcpFlags;
  * departure; copies marked lost never arrived.
  */
 final class AckEvidence {
-    /** Arrived copies scanned back per reply at most: a window's worth of flight. */
+    /** How far back (in arrived copies) a reply's answer may lie: a window's worth of flight. */
     private static final int SCAN_LIMIT = 4096;
 
     private final Tx[] txs;

@@ -33,6 +33,8 @@ public final class Rounds {
     /** Bits of a link that hold the arc's kind (its ordinal), below the parent node. */
     private static final int KIND_BITS = 32 - Integer.numberOfLeadingZeros(KINDS.length - 1);
 
+    private static final int MAX_TRANSMISSIONS = (Integer.MAX_VALUE >> KIND_BITS) / 2;
+
     private final Tx[] txs;
     private final SenderMarks marks;
     /**
@@ -46,6 +48,9 @@ public final class Rounds {
 
     private Rounds(Timeline tl, SenderMarks marks) {
         this.txs = tl.txs.toArray(new Tx[0]);
+        if (txs.length > MAX_TRANSMISSIONS) { // a link packs a node (two per transmission) with its kind in an int
+            throw new IllegalArgumentException("a connection of " + txs.length + " transmissions: rounds are made for at most " + MAX_TRANSMISSIONS);
+        }
         this.marks = marks;
         Endpoint unwatched = tl.mode.unwatched();
         ByDirection sides = new ByDirection(txs, marks);
@@ -80,7 +85,7 @@ public final class Rounds {
     /** The event that released this one, or NO_NODE for the connection's root and events nothing explains. */
     public int parent(int node) {
         if (isArrival(node)) {
-            return arrived(tx(node)) ? dep(node >> 1) : NO_NODE;
+            return arrived(tx(node), marks) ? dep(node >> 1) : NO_NODE;
         }
         return links[node >> 1] >> KIND_BITS; // NO_NODE stays NO_NODE
     }
@@ -88,15 +93,15 @@ public final class Rounds {
     /** What kind of wait the arc from {@link #parent} to this event is. */
     public PathArc.Kind arcKind(int node) {
         if (isArrival(node)) {
-            return arrived(tx(node)) ? PathArc.Kind.NETWORK : null;
+            return arrived(tx(node), marks) ? PathArc.Kind.NETWORK : null;
         }
         int link = links[node >> 1];
         return link == NO_NODE ? null : KINDS[link & ((1 << KIND_BITS) - 1)];
     }
 
     /** Whether t's arrival is an event: seen or estimated, and not a lost copy's. */
-    private boolean arrived(Tx t) {
-        return t.arr() != Tx.NONE && !marks.lost(t);
+    private static boolean arrived(Tx t, SenderMarks marks) {
+        return t.arr() != Tx.NONE && !marks.lost(t); // a lost copy never did
     }
 
     /** The client's first event in time order (the connection as the client saw it starts there), or NO_NODE. */
@@ -167,7 +172,7 @@ public final class Rounds {
                 boolean fromClient = t.c2s();
                 txs[fromClient ? client++ : --server] = i;
                 int departed = t.dep() != Tx.NONE ? 1 : 0;
-                int arrived = t.arr() != Tx.NONE && !marks.lost(t) ? 1 : 0; // a lost copy never did
+                int arrived = arrived(t, marks) ? 1 : 0;
                 clientEvents += fromClient ? departed : arrived;
                 serverEvents += fromClient ? arrived : departed;
             }
@@ -231,7 +236,7 @@ public final class Rounds {
     private int nextArrival(int[] order, int i, int end) {
         do {
             i++;
-        } while (i < end && !arrived(txs[order[i]]));
+        } while (i < end && !arrived(txs[order[i]], marks));
         return i;
     }
 

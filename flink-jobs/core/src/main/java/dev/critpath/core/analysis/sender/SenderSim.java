@@ -114,7 +114,7 @@ public final class SenderSim {
         long last = Long.MIN_VALUE;
         for (Tx t : side) {
             long at = time.of(t);
-            if (kept(t, at, acksOnly)) {
+            if (isTimed(t, at, acksOnly)) {
                 n++;
                 ordered &= at >= last;
                 last = at;
@@ -124,7 +124,7 @@ public final class SenderSim {
             Tx[] kept = new Tx[n];
             n = 0;
             for (Tx t : side) {
-                if (kept(t, time.of(t), acksOnly)) {
+                if (isTimed(t, time.of(t), acksOnly)) {
                     kept[n++] = t;
                 }
             }
@@ -133,7 +133,7 @@ public final class SenderSim {
         return ordered ? side : time.sorted(side);
     }
 
-    private static boolean kept(Tx t, long at, boolean acksOnly) {
+    private static boolean isTimed(Tx t, long at, boolean acksOnly) {
         return at != Tx.NONE && (!acksOnly || (t.p.flags & (TcpFlags.ACK | TcpFlags.SYN)) != 0);
     }
 

@@ -33,8 +33,11 @@ final class SpuriousResends {
         resends.add(new Resend(copy, earlier));
     }
 
-    /** Judges every re-send of {@code dir}: counts the spurious ones and marks the copies lost. */
-    /** @param peers the transmissions of the other direction */
+    /**
+     * Judges every re-send: counts the spurious ones and marks the copies lost.
+     *
+     * @param peers the transmissions of the other direction
+     */
     void decide(Tx[] peers, SenderMarks marks, DirectionStats stats) {
         if (resends.isEmpty()) {
             return;

@@ -2,7 +2,6 @@ package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
-import java.util.Arrays;
 
 /** A time of each transmission, to put a sender's transmissions in order by. */
 enum TxTime {
@@ -27,7 +26,7 @@ enum TxTime {
         for (int k = 1; k < txs.length; k++) {
             if (of(txs[k]) < of(txs[k - 1])) {
                 Tx[] copy = txs.clone();
-                InOrder.sortBy(Arrays.asList(copy), this::of);
+                InOrder.sortBy(copy, this::of);
                 return copy;
             }
         }

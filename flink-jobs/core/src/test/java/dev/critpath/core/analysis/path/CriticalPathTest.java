@@ -15,8 +15,15 @@ class CriticalPathTest {
         return Steps.run(t).path();
     }
 
+    private record Arc(long fromUs, long toUs, PathArc.Kind kind) {
+    }
+
+    private static List<Arc> arcs(CriticalPath cp) {
+        return java.util.stream.IntStream.range(0, cp.arcCount()).mapToObj(i -> new Arc(cp.arcFromUs(i), cp.arcToUs(i), cp.arcKind(i))).toList();
+    }
+
     private static long total(CriticalPath cp) {
-        return cp.arcs().stream().mapToLong(a -> a.toUs() - a.fromUs()).sum();
+        return arcs(cp).stream().mapToLong(a -> a.toUs() - a.fromUs()).sum();
     }
 
     @Test
@@ -25,9 +32,9 @@ class CriticalPathTest {
         // SYN, SYN/ACK, request (after the client's 0.1 ms), response (after 20 ms think time), FIN, the server's last ACK
         long[][] expected = {{0, 30_000}, {30_000, 30_000}, {30_000, 60_000}, {60_000, 60_100}, {60_100, 90_100}, {90_100, 110_100},
             {110_100, 140_100}, {140_100, 140_300}, {140_300, 170_300}, {170_300, 170_300}, {170_300, 200_300}};
-        assertEquals(expected.length, cp.arcs().size(), cp.arcs().toString());
+        assertEquals(expected.length, arcs(cp).size(), arcs(cp).toString());
         for (int i = 0; i < expected.length; i++) {
-            CriticalPath.Arc a = cp.arcs().get(i);
+            Arc a = arcs(cp).get(i);
             assertEquals(i % 2 == 0 ? PathArc.Kind.NETWORK : PathArc.Kind.HOST, a.kind(), "arc " + i + ": " + a);
             assertEquals(expected[i][0], a.fromUs() - cp.startUs, "arc " + i + " from");
             assertEquals(expected[i][1], a.toUs() - cp.startUs, "arc " + i + " to");
@@ -45,8 +52,8 @@ class CriticalPathTest {
         h.s(470.2).fin();
         h.c(500.2);
         CriticalPath cp = path(h.bothSensors());
-        List<CriticalPath.Arc> loss = cp.arcs().stream().filter(a -> a.kind() == PathArc.Kind.LOSS).toList();
-        assertEquals(1, loss.size(), cp.arcs().toString());
+        List<Arc> loss = arcs(cp).stream().filter(a -> a.kind() == PathArc.Kind.LOSS).toList();
+        assertEquals(1, loss.size(), arcs(cp).toString());
         assertEquals(110_100, loss.get(0).fromUs() - cp.startUs, "from the lost copy's departure");
         assertEquals(410_100, loss.get(0).toUs() - cp.startUs, "to the re-send's");
         assertEquals(cp.endUs - cp.startUs, total(cp));
