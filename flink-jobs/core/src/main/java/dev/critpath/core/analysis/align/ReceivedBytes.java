@@ -88,17 +88,8 @@ public final class ReceivedBytes {
 
     /** The last island starting at or below seq, or -1. */
     private int lastStartingAtOrBelow(long seq) {
-        int lo = 0;
-        int hi = islands;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (starts[mid] <= seq) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo - 1;
+        int at = Arrays.binarySearch(starts, 0, islands, seq); // starts rise strictly: merged ranges never share one
+        return at >= 0 ? at : -at - 2;
     }
 
     private boolean covered(long seq, long end) {

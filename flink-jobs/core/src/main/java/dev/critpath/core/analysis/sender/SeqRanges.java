@@ -70,16 +70,7 @@ final class SeqRanges {
         if (count > 0 && starts[count - 1] <= seq) {
             return count - 1;
         }
-        int lo = 0;
-        int hi = count;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (starts[mid] <= seq) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo - 1;
+        int at = Arrays.binarySearch(starts, 0, count, seq); // starts rise strictly: merged ranges never share one
+        return at >= 0 ? at : -at - 2;
     }
 }
