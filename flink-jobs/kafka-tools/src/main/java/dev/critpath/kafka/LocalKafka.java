@@ -12,6 +12,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,11 +24,14 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.SaslConfigs;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.security.scram.ScramLoginModule;
 
 /**
@@ -171,17 +175,45 @@ public final class LocalKafka implements AutoCloseable {
         createTopic(bootstrapServers(), name, partitions);
     }
 
-    /** Creates a topic on any single-broker Kafka (no-op if it exists). */
+    /**
+     * Creates a topic on any single-broker Kafka (no-op if it exists) and returns once every
+     * partition has its leader: an idempotent producer writing to a partition the broker has not
+     * opened yet can lose a batch for good (KAFKA-15591: the first batch is refused, a later one
+     * accepted, and the first then fails as out of order until the delivery timeout).
+     */
     public static void createTopic(String bootstrapServers, String name, int partitions) throws IOException {
         try (Admin admin = admin(bootstrapServers)) {
             if (!admin.listTopics().names().get().contains(name)) {
                 admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get();
             }
+            awaitLeaders(admin, name);
         } catch (ExecutionException e) {
             throw new IOException("creating topic " + name + ": " + e.getCause().getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted", e);
+        }
+    }
+
+    /** Until the leader of each partition answers for it: listing offsets needs the partition open there. */
+    private static void awaitLeaders(Admin admin, String topic) throws IOException, InterruptedException, ExecutionException {
+        int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                admin.listOffsets(latest).all().get();
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof RetriableException) || System.nanoTime() > deadline) {
+                    throw new IOException("the partitions of topic " + topic + " have no leader after " + START_TIMEOUT.toSeconds() + " s: "
+                            + e.getCause().getMessage(), e);
+                }
+            }
+            Thread.sleep(100);
         }
     }
 

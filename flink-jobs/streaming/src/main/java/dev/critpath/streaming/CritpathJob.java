@@ -125,11 +125,11 @@ public final class CritpathJob {
         }
         long outOfOrderness = cfg.outOfOrderness().toMillis();
         long maxAhead = cfg.maxSensorAhead().toMillis();
-        long quietSensor = cfg.idleness().toMillis();
+        long idle = cfg.idleness().toMillis();
+        // idleness is the generator's own: Flink's withIdleness would stop asking it for time once idle
         WatermarkStrategy<Incoming> time = WatermarkStrategy.<Incoming>forGenerator(
-                        ctx -> new SensorWatermarks(outOfOrderness, WATERMARK_STEP_MS, maxAhead, quietSensor))
+                        ctx -> new SensorWatermarks(outOfOrderness, WATERMARK_STEP_MS, maxAhead, idle, ctx.getInputActivityClock()))
                 .withTimestampAssigner((in, kafkaTs) -> in.event != null ? Math.floorDiv(in.event.tsUs(), 1000) : Long.MIN_VALUE)
-                .withIdleness(cfg.idleness())
                 .withWatermarkAlignment("critpath-sensors", cfg.alignmentMaxDrift(), Duration.ofSeconds(1));
 
         SingleOutputStreamOperator<PacketEvent> events = env.fromSource(source.source(), time, source.name()).uid(source.uid())

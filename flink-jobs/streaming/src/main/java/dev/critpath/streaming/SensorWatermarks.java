@@ -6,6 +6,7 @@ import java.util.Map;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.util.clock.RelativeClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,11 @@ import org.slf4j.LoggerFactory;
  * <p>Time also moves with the events every {@code stepMs} of event time, not only on the periodic
  * tick: a replay read faster than real time then passes connections' quiet periods as a live
  * stream does, so long-lived connections are cut instead of piling up until the tick.
+ *
+ * <p>Once no event has come for {@code idleMs} the partition is idle. Before saying so it lets
+ * every sensor's time count, a sensor ahead included: the others have stopped, so nothing they
+ * say can be made late, and the connections the ahead sensor's time closes would otherwise wait
+ * for good (Flink's {@code withIdleness} stops asking the generator while idle).
  */
 final class SensorWatermarks implements WatermarkGenerator<Incoming> {
     static final int EVENTS_TO_CONFIRM_JUMP = 16;
@@ -34,7 +40,9 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
     private final long outOfOrdernessMs;
     private final long stepMs;
     private final long maxAheadMs;
-    private final long quietSensorNs;
+    private final long idleNs;
+    /** Input activity time: it stands still while the split is paused for watermark alignment. */
+    private final RelativeClock clock;
     private final Map<String, SensorTime> sensors = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, SensorTime> eldest) {
@@ -45,6 +53,10 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
     private long ceilingMs = Long.MAX_VALUE;
     private long maxTsMs = Long.MIN_VALUE;
     private long emittedMs = Long.MIN_VALUE;
+    /** Clock time at the last tick: events are stamped with it (the clock's read is synchronised). */
+    private long tickNs;
+    private long lastEventNs;
+    private boolean idle;
 
     private static final class SensorTime {
         long confirmedMs = Long.MIN_VALUE;
@@ -54,15 +66,24 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
         boolean reportedAhead;
     }
 
-    SensorWatermarks(long outOfOrdernessMs, long stepMs, long maxAheadMs, long quietSensorMs) {
+    /** {@code idleMs}: how long a sensor, or the whole partition, may be silent and still hold time back. */
+    SensorWatermarks(long outOfOrdernessMs, long stepMs, long maxAheadMs, long idleMs, RelativeClock clock) {
         this.outOfOrdernessMs = outOfOrdernessMs;
         this.stepMs = stepMs;
         this.maxAheadMs = maxAheadMs;
-        this.quietSensorNs = quietSensorMs * 1_000_000;
+        this.idleNs = idleMs * 1_000_000;
+        this.clock = clock;
+        this.tickNs = clock.relativeTimeNanos();
+        this.lastEventNs = tickNs;
     }
 
     @Override
     public void onEvent(Incoming in, long timestampMs, WatermarkOutput output) {
+        lastEventNs = tickNs;
+        if (idle) {
+            output.markActive();
+            idle = false;
+        }
         if (in.event == null) {
             return; // dead letters carry no event time
         }
@@ -75,7 +96,7 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
                 recomputeCeiling();
             }
         }
-        s.heardNs = System.nanoTime();
+        s.heardNs = lastEventNs;
         advance(s, timestampMs);
         if (s.confirmedMs <= ceilingMs) {
             maxTsMs = Math.max(maxTsMs, s.confirmedMs);
@@ -100,32 +121,34 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
 
     @Override
     public void onPeriodicEmit(WatermarkOutput output) {
+        tickNs = clock.relativeTimeNanos();
         recomputeCeiling();
         if (maxTsMs != Long.MIN_VALUE && current() > emittedMs) {
             emit(output);
         }
+        if (!idle && tickNs - lastEventNs > idleNs) {
+            output.markIdle(); // after the emit above: emitting marks the output active again
+            idle = true;
+        }
     }
 
-    /** The lower median of the sensors heard lately (all, if none was), plus the tolerance. */
+    /** The lower median of the sensors heard lately, plus the tolerance; no ceiling if none was. */
     private void recomputeCeiling() {
         if (sensors.isEmpty()) {
             return;
         }
-        long now = System.nanoTime();
         long[] times = new long[sensors.size()];
         int n = 0;
         for (SensorTime s : sensors.values()) {
-            if (now - s.heardNs <= quietSensorNs) {
+            if (tickNs - s.heardNs <= idleNs) {
                 times[n++] = s.confirmedMs;
             }
         }
-        if (n == 0) {
-            for (SensorTime s : sensors.values()) {
-                times[n++] = s.confirmedMs;
-            }
+        long median = Long.MAX_VALUE;
+        if (n > 0) {
+            Arrays.sort(times, 0, n);
+            median = times[(n - 1) / 2];
         }
-        Arrays.sort(times, 0, n);
-        long median = times[(n - 1) / 2];
         ceilingMs = median > Long.MAX_VALUE - maxAheadMs ? Long.MAX_VALUE : median + maxAheadMs;
         for (Map.Entry<String, SensorTime> e : sensors.entrySet()) {
             SensorTime s = e.getValue();

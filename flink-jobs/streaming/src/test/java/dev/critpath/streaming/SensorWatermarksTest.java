@@ -1,13 +1,17 @@
 package dev.critpath.streaming;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.CommunityId;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
+import java.time.Duration;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.common.eventtime.WatermarkOutput;
+import org.apache.flink.util.clock.ManualClock;
 import org.junit.jupiter.api.Test;
 
 /** The partition's event time as the watermark generator moves it, sensor by sensor. */
@@ -16,20 +20,27 @@ class SensorWatermarksTest {
     private static final long MAX_AHEAD_MS = 60_000;
     private static final long T0 = 1_795_000_000_000L;
 
-    private final SensorWatermarks generator = new SensorWatermarks(OUT_OF_ORDER_MS, 100, MAX_AHEAD_MS, 30_000);
+    private static final long IDLE_MS = 30_000;
+
+    private final ManualClock clock = new ManualClock();
+    private final SensorWatermarks generator = new SensorWatermarks(OUT_OF_ORDER_MS, 100, MAX_AHEAD_MS, IDLE_MS, clock);
     private long watermark = Long.MIN_VALUE;
+    private boolean idle;
     private final WatermarkOutput output = new WatermarkOutput() {
         @Override
         public void emitWatermark(Watermark w) {
             watermark = Math.max(watermark, w.getTimestamp());
+            idle = false;
         }
 
         @Override
         public void markIdle() {
+            idle = true;
         }
 
         @Override
         public void markActive() {
+            idle = false;
         }
     };
 
@@ -82,6 +93,48 @@ class SensorWatermarksTest {
             event("fast-clock", T0 + 600_000 + i * 10);
         }
         assertEquals(T0 + 1500 + 490, time());
+    }
+
+    /**
+     * History replayed while a sensor speaks the present (a job resumed from a checkpoint reads
+     * both at once), then silence: the present's time must count before the partition goes idle,
+     * or the replayed connections wait for good.
+     */
+    @Test
+    void whenEverySensorFallsSilentTheOneAheadMovesTimeBeforeThePartitionIsIdle() {
+        long now = T0 + 86_400_000;
+        for (int i = 0; i < 50; i++) {
+            event("replayed-client", T0 + i * 10);
+            event("replayed-server", T0 + 5 + i * 10);
+        }
+        for (int i = 0; i < 64; i++) {
+            event("live", now + i);
+        }
+        assertEquals(T0 + 5 + 490, time(), "while the replayed sensors speak, the live one is ahead of them");
+        clock.advanceTime(Duration.ofMillis(IDLE_MS));
+        generator.onPeriodicEmit(output);
+        assertEquals(T0 + 5 + 490, time(), "silent for the idle time, not longer: still held back");
+        assertFalse(idle);
+        clock.advanceTime(Duration.ofMillis(200));
+        generator.onPeriodicEmit(output);
+        assertEquals(now + 63, time(), "every sensor silent: nothing can be made late any more");
+        assertTrue(idle, "and then the partition is idle");
+        generator.onPeriodicEmit(output);
+        assertTrue(idle, "and stays so");
+        event("replayed-client", T0 + 600);
+        assertFalse(idle, "an event wakes it");
+        assertEquals(now + 63, time(), "time never goes back");
+    }
+
+    @Test
+    void aPartitionWithoutEventsGoesIdleAfterTheIdleTime() {
+        clock.advanceTime(Duration.ofMillis(IDLE_MS));
+        generator.onPeriodicEmit(output);
+        assertFalse(idle);
+        clock.advanceTime(Duration.ofMillis(1));
+        generator.onPeriodicEmit(output);
+        assertTrue(idle);
+        assertEquals(Long.MIN_VALUE, watermark);
     }
 
     @Test
