@@ -1,8 +1,11 @@
 package dev.critpath.core.analysis.align;
 
 import dev.critpath.core.analysis.Direction;
+import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
+import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /**
  * One transmission of a packet, seen leaving its sender and/or arriving at its receiver, on the
@@ -28,6 +31,23 @@ public final class Tx {
     Tx(int idx, Packet p) {
         this.idx = idx;
         this.p = p;
+    }
+
+    /** The transmissions {@code keep} picks, in order of {@code key}; ties keep the timeline's order. */
+    public static Tx[] picked(Tx[] txs, Predicate<Tx> keep, ToLongFunction<Tx> key) {
+        int n = 0;
+        for (Tx t : txs) {
+            n += keep.test(t) ? 1 : 0;
+        }
+        Tx[] kept = new Tx[n];
+        n = 0;
+        for (Tx t : txs) {
+            if (keep.test(t)) {
+                kept[n++] = t;
+            }
+        }
+        InOrder.sortBy(kept, key);
+        return kept;
     }
 
     /** Its place in the timeline's order. */

@@ -1,7 +1,6 @@
 package dev.critpath.core.analysis.profile;
 
 import dev.critpath.core.analysis.CaptureMode;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.path.CriticalPath;
@@ -37,24 +36,7 @@ final class Exchange {
     boolean responseStarted;
 
     static List<Exchange> detect(Tx[] txs, SenderMarks marks, CriticalPath cp) {
-        int n = 0;
-        for (Tx t : txs) {
-            if (isEvent(t, marks, cp)) {
-                n++;
-            }
-        }
-        Tx[] events = new Tx[n];
-        n = 0;
-        boolean inOrder = true;
-        for (Tx t : txs) {
-            if (isEvent(t, marks, cp)) {
-                inOrder &= n == 0 || time(t) >= time(events[n - 1]);
-                events[n++] = t;
-            }
-        }
-        if (!inOrder) {
-            InOrder.sortBy(events, Exchange::time);
-        }
+        Tx[] events = Tx.picked(txs, t -> isEvent(t, marks, cp), Exchange::time);
         List<Exchange> out = new ArrayList<>();
         Exchange cur = null;
         for (Tx t : events) {

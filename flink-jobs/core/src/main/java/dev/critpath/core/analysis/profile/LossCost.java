@@ -2,7 +2,6 @@ package dev.critpath.core.analysis.profile;
 
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.Direction;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.MinHeap;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.align.Timeline;
@@ -98,19 +97,7 @@ final class LossCost {
         int d = dir.ordinal();
         if (acksToSender[d] == null) {
             boolean c2s = dir == Direction.C2S;
-            int n = 0;
-            for (Tx a : txs) {
-                n += reachesSender(a, c2s) ? 1 : 0;
-            }
-            Tx[] acks = new Tx[n];
-            n = 0;
-            for (Tx a : txs) {
-                if (reachesSender(a, c2s)) {
-                    acks[n++] = a;
-                }
-            }
-            InOrder.sortBy(acks, Tx::arr);
-            acksToSender[d] = acks;
+            acksToSender[d] = Tx.picked(txs, a -> reachesSender(a, c2s), Tx::arr);
         }
         return acksToSender[d];
     }

@@ -1,7 +1,6 @@
 package dev.critpath.core.analysis.profile;
 
 import dev.critpath.core.analysis.Direction;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
@@ -66,18 +65,8 @@ final class PacketPairs {
      */
     static double deliveryRate(Tx[] txs, Direction dir, Tx[] acks, SenderMarks marks) {
         boolean c2s = dir == Direction.C2S;
-        int n = 0;
-        for (Tx t : txs) {
-            n += seenArriving(t, c2s) ? 1 : 0;
-        }
-        Tx[] arrivals = new Tx[n];
-        n = 0;
-        for (Tx t : txs) {
-            if (seenArriving(t, c2s)) {
-                arrivals[n++] = t;
-            }
-        }
-        InOrder.sortBy(arrivals, Tx::arr);
+        Tx[] arrivals = Tx.picked(txs, t -> seenArriving(t, c2s), Tx::arr);
+        int n = arrivals.length;
         double[] rates = new double[n];
         int pairs = 0;
         for (int i = 1; i < n; i++) {
@@ -128,18 +117,7 @@ final class PacketPairs {
 
         EndingAt(Tx[] txs, Direction dir, SenderMarks marks) {
             boolean c2s = dir == Direction.C2S;
-            int n = 0;
-            for (Tx t : txs) {
-                n += t.c2s() == c2s && marks.isNewData(t) ? 1 : 0;
-            }
-            byEnd = new Tx[n];
-            n = 0;
-            for (Tx t : txs) {
-                if (t.c2s() == c2s && marks.isNewData(t)) {
-                    byEnd[n++] = t;
-                }
-            }
-            InOrder.sortBy(byEnd, Tx::end);
+            byEnd = Tx.picked(txs, t -> t.c2s() == c2s && marks.isNewData(t), Tx::end);
         }
 
         Tx last(long end) {

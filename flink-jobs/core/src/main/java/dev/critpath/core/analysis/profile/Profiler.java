@@ -11,7 +11,6 @@ import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.Endpoint;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.ExchangeProfile;
-import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.SegmentStart;
@@ -145,25 +144,7 @@ public final class Profiler {
 
     /** Every data transmission whose departure is known, in departure order: what bursts, links and turns are made of. */
     private static Tx[] dataByDeparture(Tx[] txs) {
-        int n = 0;
-        for (Tx t : txs) {
-            if (t.isData() && t.dep() != Tx.NONE) {
-                n++;
-            }
-        }
-        Tx[] data = new Tx[n];
-        n = 0;
-        boolean inOrder = true; // as nearly always: the timeline is in order of the earliest time known
-        for (Tx t : txs) {
-            if (t.isData() && t.dep() != Tx.NONE) {
-                inOrder &= n == 0 || t.dep() >= data[n - 1].dep();
-                data[n++] = t;
-            }
-        }
-        if (!inOrder) {
-            InOrder.sortBy(data, Tx::dep);
-        }
-        return data;
+        return Tx.picked(txs, t -> t.isData() && t.dep() != Tx.NONE, Tx::dep);
     }
 
     /** A link time, or -1 when the link's rate is unknown. */

@@ -1,6 +1,7 @@
 package dev.critpath.core.analysis.sender;
 
 import dev.critpath.core.analysis.DirectionStats;
+import dev.critpath.core.analysis.SeqRanges;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.event.TcpFlags;
 

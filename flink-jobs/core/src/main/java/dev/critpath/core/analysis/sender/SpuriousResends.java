@@ -42,27 +42,10 @@ final class SpuriousResends {
         if (resends.isEmpty()) {
             return;
         }
-        int ackCount = 0;
-        for (Tx t : peers) {
-            if (acknowledges(t)) {
-                ackCount++;
-            }
-        }
-        Tx[] acks = new Tx[ackCount];
-        List<Tx> dsacks = new ArrayList<>();
-        ackCount = 0;
-        for (Tx t : peers) {
-            if (acknowledges(t)) {
-                acks[ackCount++] = t;
-                if (dsack(t) != null) {
-                    dsacks.add(t);
-                }
-            }
-        }
-        acks = TxTime.DEPARTURE.sorted(acks);
+        Tx[] acks = Tx.picked(peers, SpuriousResends::acknowledges, TxTime.DEPARTURE::of);
         boolean[] spurious = new boolean[resends.size()];
-        for (Tx d : dsacks) {
-            int reported = latestReportedBy(d);
+        for (Tx a : acks) {
+            int reported = dsack(a) != null ? latestReportedBy(a) : -1;
             if (reported >= 0) {
                 spurious[reported] = true;
             }

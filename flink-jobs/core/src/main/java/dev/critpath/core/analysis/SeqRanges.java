@@ -1,4 +1,4 @@
-package dev.critpath.core.analysis.sender;
+package dev.critpath.core.analysis;
 
 import java.util.Arrays;
 
@@ -7,18 +7,40 @@ import java.util.Arrays;
  * primitives: ranges that overlap or touch merge as they are added. A sender's ranges mostly
  * come in order, so an addition mostly extends the last range.
  */
-final class SeqRanges {
+public final class SeqRanges {
     private long[] starts = new long[4];
     private long[] ends = new long[4];
     private int count;
 
     /** Whether a range holds a byte of [start, end). */
-    boolean overlaps(long start, long end) {
+    public boolean overlaps(long start, long end) {
         int below = lastStartingAtOrBelow(end - 1);
         return below >= 0 && ends[below] > start;
     }
 
-    void add(long start, long end) {
+    /** Whether one range holds all of [start, end). */
+    public boolean covers(long start, long end) {
+        int below = lastStartingAtOrBelow(start);
+        return below >= 0 && ends[below] >= end;
+    }
+
+    /**
+     * Drops the ranges starting at or below {@code seq} and gives the end of what they and
+     * [.., seq) cover together: a receiver's next expected byte once in-order data reaches seq.
+     */
+    public long removeUpTo(long seq) {
+        int n = lastStartingAtOrBelow(seq) + 1;
+        if (n == 0) {
+            return seq;
+        }
+        long reached = Math.max(seq, ends[n - 1]); // the next range starts above it: merged ranges never touch
+        System.arraycopy(starts, n, starts, 0, count - n);
+        System.arraycopy(ends, n, ends, 0, count - n);
+        count -= n;
+        return reached;
+    }
+
+    public void add(long start, long end) {
         int last = count - 1;
         if (last >= 0 && starts[last] <= start && start <= ends[last]) { // the common case: it extends the last range
             ends[last] = Math.max(ends[last], end);
@@ -47,7 +69,7 @@ final class SeqRanges {
     }
 
     /** The bytes the ranges cover together. */
-    long covered() {
+    public long covered() {
         long total = 0;
         for (int i = 0; i < count; i++) {
             total += ends[i] - starts[i];
