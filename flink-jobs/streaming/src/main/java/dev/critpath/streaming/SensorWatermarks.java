@@ -26,9 +26,10 @@ import org.slf4j.LoggerFactory;
  * stream does, so long-lived connections are cut instead of piling up until the tick.
  *
  * <p>Once no event has come for {@code idleMs} the partition is idle. Before saying so it lets
- * every sensor's time count, a sensor ahead included: the others have stopped, so nothing they
- * say can be made late, and the connections the ahead sensor's time closes would otherwise wait
- * for good (Flink's {@code withIdleness} stops asking the generator while idle).
+ * every sensor's time count, a sensor ahead included, and emits that time: the others have
+ * stopped, so nothing they say can be made late, and the connections the ahead sensor's time
+ * closes would otherwise wait for good (Flink's {@code withIdleness} stops asking the generator
+ * while idle).
  */
 final class SensorWatermarks implements WatermarkGenerator<Incoming> {
     static final int EVENTS_TO_CONFIRM_JUMP = 16;
@@ -125,9 +126,9 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
         recomputeCeiling();
         if (maxTsMs != Long.MIN_VALUE && current() > emittedMs) {
             emit(output);
-        }
-        if (!idle && tickNs - lastEventNs > idleNs) {
-            output.markIdle(); // after the emit above: emitting marks the output active again
+        } else if (!idle && tickNs - lastEventNs > idleNs) {
+            // not in the tick that emitted: Flink combines the splits' watermarks after the tick and leaves an idle one's out
+            output.markIdle();
             idle = true;
         }
     }

@@ -111,6 +111,39 @@ class SensorClockTest extends JobTestBase {
         assertEquals(Map.of("half_open_connection", 1), reasons, "only the mis-stamped SYN's own flow");
     }
 
+    /**
+     * History and the present read in one go, as a job resumed from a checkpoint reads the history
+     * it had not taken yet beside a sensor speaking now, then silence: the present sensor is far
+     * ahead of the replayed ones, so its time does not count while they speak; once every sensor
+     * has fallen silent it must, or the history's last connections wait for good.
+     */
+    @Test
+    void whenTheReplayedSensorsFallSilentTheLiveOneClosesTheirConnections() throws Exception {
+        List<PacketEvent> history = LabReplay.events(LabReplay.scenarios("dl-20k", "fast-retransmit", "think-100ms"));
+        List<byte[]> records = new ArrayList<>(Replay.json(history));
+        long nowUs = System.currentTimeMillis() * 1000;
+        for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP; i++) {
+            records.add(Replay.json(LabReplay.syn("live-sensor", "198.51.100." + (1 + i), nowUs + i)));
+        }
+        String topic = "history-then-silence";
+        kafka.createTopic(topic, 1); // one partition: the live sensor and the replayed ones share its watermark
+        Replay.publish(kafka.bootstrapServers(), topic, records, n -> { });
+        Path warehouse = tmp.resolve("wh-history-then-silence");
+        CritpathJob job = CritpathJob.kafkaToParquet(boundedJob(topic, warehouse).withBounded(false).withParallelism(1));
+        StreamExecutionEnvironment env = job.localEnvironment();
+        job.build(env);
+        JobClient client = env.executeAsync("critpath");
+        try {
+            int total = LabReplay.expectedRows(history).get(WarehouseTable.PROFILES).size();
+            LabReplay.awaitProfiles(warehouse, total, Duration.ofSeconds(180), () -> jobState(client));
+        } finally {
+            if (!client.getJobExecutionResult().isDone()) {
+                client.cancel().get();
+            }
+        }
+        LabReplay.assertTablesEqual(LabReplay.expectedRows(history), LabReplay.warehouseRows(warehouse));
+    }
+
     static String jobState(JobClient client) {
         var result = client.getJobExecutionResult();
         if (!result.isDone()) {
