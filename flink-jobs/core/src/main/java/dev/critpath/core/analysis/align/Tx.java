@@ -88,6 +88,13 @@ public final class Tx {
         arrEstimated = estimated;
     }
 
+    /** An estimated arrival a later step shows was no later than {@code us} (never before its departure). */
+    public void arrivedBy(long us) {
+        if (arrEstimated && us < arr) {
+            arr = Math.max(us, dep + 1);
+        }
+    }
+
     /** The copy the receiver's sensor captured, its time on that sensor's own clock; null when none was. */
     public Packet seenArriving() {
         return seenArriving;

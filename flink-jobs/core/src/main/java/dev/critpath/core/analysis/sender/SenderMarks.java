@@ -197,6 +197,23 @@ public final class SenderMarks {
         liberator[t.idx()] = named != null && ack >= 0 ? named.idx() : ack;
     }
 
+    /**
+     * New data's liberator: as {@link #liberator(Tx, int)}, except that an ACK sent after the named
+     * one in the same timestamp tick may have arrived too (the echo cannot tell them apart): one
+     * the window needed for this data, taken in before its late estimate ({@code needed}, else
+     * null), is kept.
+     */
+    void liberator(Tx t, int ack, Tx needed) {
+        Tx named = t.echoNames();
+        boolean sameTick = named != null && needed != null && needed.idx() > named.idx() && needed.p.tsval == named.p.tsval
+                && needed.arr() != Tx.NONE && needed.arr() <= t.dep();
+        if (sameTick) {
+            liberator[t.idx()] = needed.idx();
+        } else {
+            liberator(t, ack);
+        }
+    }
+
     /** A timer's re-send of a copy never captured: the ACK that let that copy leave, whatever the re-send echoes. */
     void originalLiberator(Tx t, int ack) {
         liberator[t.idx()] = ack;

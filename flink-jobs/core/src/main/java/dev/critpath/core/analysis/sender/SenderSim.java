@@ -38,6 +38,8 @@ public final class SenderSim {
     /** ACK arrivals in time order, and how many of them the replay has taken in so far. */
     private final Tx[] ackArrivals;
     private int acksTaken;
+    /** ACKs taken in before their estimated arrival because data echoing their timestamp tick needed them; null until one is. */
+    private boolean[] pulled;
 
     /**
      * @param mss       the sender's segment size
@@ -85,6 +87,15 @@ public final class SenderSim {
                     && ackArrivals[j].arr() - sends[i].dep() <= estimateSlack()) {
                 // a fast retransmit leaves right after the ACK that revealed the loss; estimates of
                 // the two may swap them by the estimate's error
+                ackFirst = true;
+            } else if (!ackFirst && earliest != null && j < ackArrivals.length && sameTickAsEcho(sends[i], ackArrivals[j])
+                    && ackArrivals[j].arr() - sends[i].dep() <= estimateSlack() && sends[i].seq() >= s.nxt && sends[i].p.len > 0
+                    && !windowAllows(sends[i])) {
+                // the data echoes a timestamp tick this ACK shares, so it may have arrived first, and
+                // the window needs it: it did, its estimate late by the estimate's error
+                ackArrivals[j].arrivedBy(sends[i].dep());
+                pulled = pulled == null ? new boolean[s.txs.size()] : pulled;
+                pulled[ackArrivals[j].idx()] = true;
                 ackFirst = true;
             }
             if (ackFirst) {
@@ -234,6 +245,7 @@ public final class SenderSim {
         long e = x.end();
         long dataEnd = x.seq() + x.p.len; // Linux lets a FIN go whatever the congestion window
         int liberator = -1;
+        int windowNeeded = -1;
         if (x.p.len > 0) {
             if (s.limit() >= dataEnd) {
                 liberator = s.liberations.liberatorFor(dataEnd, s.lastAckTx);
@@ -242,10 +254,11 @@ public final class SenderSim {
                     liberator = clock;
                     s.stats.ackClocked++;
                 }
+                windowNeeded = liberator;
             } else {
                 liberator = beyondWindow(x, dataEnd, segs);
             }
-            s.marks.liberator(x, liberator);
+            s.marks.liberator(x, liberator, windowNeeded >= 0 && pulled != null && pulled[windowNeeded] ? s.txs.get(windowNeeded) : null);
             if (departuresEstimated && liberator >= 0 && hiddenResend(x, t, liberator)) {
                 s.marks.originalLiberator(x, liberator);
                 s.timerArmedAt = t;
@@ -314,6 +327,12 @@ public final class SenderSim {
     private long estimateSlack() {
         long minRtt = s.rtt.minRtt();
         return minRtt > 0 ? Math.min(s.cfg.ackClockSlackUs, minRtt / 4) : 0;
+    }
+
+    /** An ACK sent after the one the data's echo names, in the same timestamp tick. */
+    private static boolean sameTickAsEcho(Tx data, Tx ack) {
+        Tx named = data.echoNames();
+        return named != null && ack.idx() > named.idx() && ack.p.tsval == named.p.tsval;
     }
 
     /** New data the windows allow now. */
