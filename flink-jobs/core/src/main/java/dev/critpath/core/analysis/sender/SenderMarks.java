@@ -204,14 +204,17 @@ public final class SenderMarks {
      * null), is kept.
      */
     void liberator(Tx t, int ack, Tx needed) {
-        Tx named = t.echoNames();
-        boolean sameTick = named != null && needed != null && needed.idx() > named.idx() && needed.p.tsval == named.p.tsval
-                && needed.arr() != Tx.NONE && needed.arr() <= t.dep();
-        if (sameTick) {
+        if (needed != null && sameTickAsEcho(t, needed) && needed.arr() != Tx.NONE && needed.arr() <= t.dep()) {
             liberator[t.idx()] = needed.idx();
         } else {
             liberator(t, ack);
         }
+    }
+
+    /** An ACK sent after the one the data's timestamp echo names, in the same timestamp tick: the echo cannot tell them apart. */
+    static boolean sameTickAsEcho(Tx data, Tx ack) {
+        Tx named = data.echoNames();
+        return named != null && ack.idx() > named.idx() && ack.p.tsval == named.p.tsval;
     }
 
     /** A timer's re-send of a copy never captured: the ACK that let that copy leave, whatever the re-send echoes. */

@@ -88,7 +88,7 @@ public final class SenderSim {
                 // a fast retransmit leaves right after the ACK that revealed the loss; estimates of
                 // the two may swap them by the estimate's error
                 ackFirst = true;
-            } else if (!ackFirst && earliest != null && j < ackArrivals.length && sameTickAsEcho(sends[i], ackArrivals[j])
+            } else if (!ackFirst && earliest != null && j < ackArrivals.length && SenderMarks.sameTickAsEcho(sends[i], ackArrivals[j])
                     && ackArrivals[j].arr() - sends[i].dep() <= estimateSlack() && sends[i].seq() >= s.nxt && sends[i].p.len > 0
                     && !windowAllows(sends[i])) {
                 // the data echoes a timestamp tick this ACK shares, so it may have arrived first, and
@@ -327,12 +327,6 @@ public final class SenderSim {
     private long estimateSlack() {
         long minRtt = s.rtt.minRtt();
         return minRtt > 0 ? Math.min(s.cfg.ackClockSlackUs, minRtt / 4) : 0;
-    }
-
-    /** An ACK sent after the one the data's echo names, in the same timestamp tick. */
-    private static boolean sameTickAsEcho(Tx data, Tx ack) {
-        Tx named = data.echoNames();
-        return named != null && ack.idx() > named.idx() && ack.p.tsval == named.p.tsval;
     }
 
     /** New data the windows allow now. */
