@@ -125,10 +125,10 @@ public final class CritpathJob {
         }
         long outOfOrderness = cfg.outOfOrderness().toMillis();
         long maxAhead = cfg.maxSensorAhead().toMillis();
-        long idle = cfg.idleness().toMillis();
+        long idleMs = cfg.idleness().toMillis();
         // idleness is the generator's own: Flink's withIdleness would stop asking it for time once idle
         WatermarkStrategy<Incoming> time = WatermarkStrategy.<Incoming>forGenerator(
-                        ctx -> new SensorWatermarks(outOfOrderness, WATERMARK_STEP_MS, maxAhead, idle, ctx.getInputActivityClock()))
+                        ctx -> new SensorWatermarks(outOfOrderness, WATERMARK_STEP_MS, maxAhead, idleMs, ctx.getInputActivityClock()))
                 .withTimestampAssigner((in, kafkaTs) -> in.event != null ? Math.floorDiv(in.event.tsUs(), 1000) : Long.MIN_VALUE)
                 .withWatermarkAlignment("critpath-sensors", cfg.alignmentMaxDrift(), Duration.ofSeconds(1));
 

@@ -42,7 +42,7 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
     private final long stepMs;
     private final long maxAheadMs;
     private final long idleNs;
-    /** Input activity time: it stands still while the split is paused for watermark alignment. */
+    /** Input activity time: it stands still while the split is paused for watermark alignment or backpressured. */
     private final RelativeClock clock;
     private final Map<String, SensorTime> sensors = new LinkedHashMap<>(16, 0.75f, true) {
         @Override
