@@ -122,17 +122,8 @@ final class LossCost {
         if (n == 0) {
             return turns;
         }
-        n = 0;
-        for (Tx t : dataByDep) {
-            n += marks.isNewData(t) ? 1 : 0;
-        }
-        Tx[] data = new Tx[n];
-        n = 0;
-        for (Tx t : dataByDep) {
-            if (marks.isNewData(t)) {
-                data[n++] = t;
-            }
-        }
+        Tx[] data = Tx.picked(dataByDep, marks::isNewData, Tx::dep); // in departure order already: only picked
+        n = data.length;
         for (int from = 0, to; from < n; from = to) {
             to = from + 1;
             while (to < n && data[to].c2s() == data[from].c2s()) {
