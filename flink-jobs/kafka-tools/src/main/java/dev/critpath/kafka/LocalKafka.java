@@ -195,16 +195,19 @@ public final class LocalKafka implements AutoCloseable {
         }
     }
 
-    /** Until the leader of each partition answers for it: listing offsets needs the partition open there. */
-    private static void awaitLeaders(Admin admin, String topic) throws IOException, InterruptedException, ExecutionException {
-        int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
-        Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
-        for (int p = 0; p < partitions; p++) {
-            latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
-        }
+    /**
+     * Until the leader of each partition answers for it: listing offsets needs the partition open
+     * there. Describing the topic is retried too: right after creation it may not be known yet.
+     */
+    private static void awaitLeaders(Admin admin, String topic) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
         while (true) {
             try {
+                int partitions = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().size();
+                Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+                for (int p = 0; p < partitions; p++) {
+                    latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+                }
                 admin.listOffsets(latest).all().get();
                 return;
             } catch (ExecutionException e) {

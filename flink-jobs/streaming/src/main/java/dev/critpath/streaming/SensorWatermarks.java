@@ -26,10 +26,13 @@ import org.slf4j.LoggerFactory;
  * stream does, so long-lived connections are cut instead of piling up until the tick.
  *
  * <p>Once no event has come for {@code idleMs} the partition is idle. Before saying so it lets
- * every sensor's time count, a sensor ahead included, and emits that time: the others have
- * stopped, so nothing they say can be made late, and the connections the ahead sensor's time
- * closes would otherwise wait for good (Flink's {@code withIdleness} stops asking the generator
- * while idle).
+ * the time of every sensor that spoke until the end count, a sensor ahead included, and emits
+ * that time: the others have stopped, so nothing they say can be made late, and the connections
+ * the ahead sensor's time closes would otherwise wait for good (Flink's {@code withIdleness}
+ * stops asking the generator while idle). Only sensors heard within {@code idleMs} of the last
+ * event and with at least {@value #EVENTS_TO_CONFIRM_JUMP} events count then: a sensor seen
+ * long ago or a one-event name cannot move time at a pause. Records without an event (dead
+ * letters) are not activity.
  */
 final class SensorWatermarks implements WatermarkGenerator<Incoming> {
     static final int EVENTS_TO_CONFIRM_JUMP = 16;
@@ -64,6 +67,8 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
         int jumpRun;
         long jumpMinMs;
         long heardNs;
+        /** Events heard, up to {@value #EVENTS_TO_CONFIRM_JUMP}. */
+        int events;
         boolean reportedAhead;
     }
 
@@ -80,24 +85,28 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
 
     @Override
     public void onEvent(Incoming in, long timestampMs, WatermarkOutput output) {
+        if (in.event == null) {
+            return; // dead letters carry no event time, and a flood of them must not keep the partition from idling
+        }
         lastEventNs = tickNs;
         if (idle) {
             output.markActive();
             idle = false;
         }
-        if (in.event == null) {
-            return; // dead letters carry no event time
-        }
         SensorTime s = sensors.get(in.event.sensor());
-        if (s == null) {
+        boolean isNew = s == null;
+        if (isNew) {
             s = new SensorTime();
             sensors.put(in.event.sensor(), s);
             s.confirmedMs = timestampMs;
-            if (sensors.size() <= FEW_SENSORS) { // beyond, the tick does it: made-up names must not cost a sort each
-                recomputeCeiling();
-            }
         }
         s.heardNs = lastEventNs;
+        if (s.events < EVENTS_TO_CONFIRM_JUMP) {
+            s.events++;
+        }
+        if (isNew && sensors.size() <= FEW_SENSORS) { // beyond, the tick does it: made-up names must not cost a sort each
+            recomputeCeiling();
+        }
         advance(s, timestampMs);
         if (s.confirmedMs <= ceilingMs) {
             maxTsMs = Math.max(maxTsMs, s.confirmedMs);
@@ -133,7 +142,10 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
         }
     }
 
-    /** The lower median of the sensors heard lately, plus the tolerance; no ceiling if none was. */
+    /**
+     * The lower median of the sensors heard lately, plus the tolerance. If none was, every sensor
+     * that spoke until the end counts (see the class comment) and the ceiling stays as it was.
+     */
     private void recomputeCeiling() {
         if (sensors.isEmpty()) {
             return;
@@ -145,11 +157,16 @@ final class SensorWatermarks implements WatermarkGenerator<Incoming> {
                 times[n++] = s.confirmedMs;
             }
         }
-        long median = Long.MAX_VALUE;
-        if (n > 0) {
-            Arrays.sort(times, 0, n);
-            median = times[(n - 1) / 2];
+        if (n == 0) {
+            for (SensorTime s : sensors.values()) {
+                if (s.events >= EVENTS_TO_CONFIRM_JUMP && lastEventNs - s.heardNs <= idleNs) {
+                    maxTsMs = Math.max(maxTsMs, s.confirmedMs);
+                }
+            }
+            return;
         }
+        Arrays.sort(times, 0, n);
+        long median = times[(n - 1) / 2];
         ceilingMs = median > Long.MAX_VALUE - maxAheadMs ? Long.MAX_VALUE : median + maxAheadMs;
         for (Map.Entry<String, SensorTime> e : sensors.entrySet()) {
             SensorTime s = e.getValue();

@@ -122,7 +122,7 @@ class SensorClockTest extends JobTestBase {
         List<PacketEvent> history = LabReplay.events(LabReplay.scenarios("dl-20k", "fast-retransmit", "think-100ms"));
         List<byte[]> records = new ArrayList<>(Replay.json(history));
         long nowUs = System.currentTimeMillis() * 1000;
-        for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP; i++) {
+        for (int i = 0; i < SensorWatermarks.EVENTS_TO_CONFIRM_JUMP; i++) { // fewer would not count at the pause
             records.add(Replay.json(LabReplay.syn("live-sensor", "198.51.100." + (1 + i), nowUs + i)));
         }
         String topic = "history-then-silence";

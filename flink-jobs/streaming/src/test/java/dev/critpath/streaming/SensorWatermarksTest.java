@@ -129,6 +129,38 @@ class SensorWatermarksTest {
     }
 
     @Test
+    void atAPauseOnlySensorsThatSpokeUntilTheEndAndWereConfirmedMoveTime() {
+        for (int i = 0; i < 50; i++) {
+            event("replay-a", T0 + i * 10);
+            event("replay-b", T0 + 5 + i * 10);
+            event("long-gone", T0 + 3_600_000 + i); // an hour ahead, then silent
+        }
+        for (int i = 50; i < 500; i++) { // the replay goes on for longer than the idle time
+            clock.advanceTime(Duration.ofMillis(IDLE_MS / 100));
+            event("replay-a", T0 + i * 10);
+            event("replay-b", T0 + 5 + i * 10);
+        }
+        event("one-event-name", T0 + 1_800_000);
+        clock.advanceTime(Duration.ofMillis(IDLE_MS + 200));
+        generator.onPeriodicEmit(output);
+        generator.onPeriodicEmit(output);
+        assertTrue(idle);
+        assertEquals(T0 + 5 + 4990, time(), "a paused replay's time stays its own");
+    }
+
+    @Test
+    void deadLettersAloneDoNotKeepThePartitionActive() {
+        event("a", T0);
+        DeadLetter d = new DeadLetter(T0 * 1000, "sensor_clock_ahead", "", "fast", "json", "{}");
+        for (int i = 0; i <= IDLE_MS / 100; i++) {
+            clock.advanceTime(Duration.ofMillis(101));
+            generator.onEvent(Incoming.dead(d), T0, output);
+            generator.onPeriodicEmit(output);
+        }
+        assertTrue(idle, "only dead letters for longer than the idle time: idle, so the other partitions' time moves on");
+    }
+
+    @Test
     void aPartitionWithoutEventsGoesIdleAfterTheIdleTime() {
         clock.advanceTime(Duration.ofMillis(IDLE_MS));
         generator.onPeriodicEmit(output);
