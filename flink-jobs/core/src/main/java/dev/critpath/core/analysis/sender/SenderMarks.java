@@ -199,9 +199,10 @@ public final class SenderMarks {
 
     /**
      * New data's liberator: as {@link #liberator(Tx, int)}, except that an ACK sent after the named
-     * one in the same timestamp tick may have arrived too (the echo cannot tell them apart): one
-     * the window needed for this data, taken in before its late estimate ({@code needed}, else
-     * null), is kept.
+     * one in the same timestamp tick may have arrived too (the echo cannot tell them apart): the
+     * one the window needed for this data ({@code needed}, else null), when it had arrived by the
+     * data's departure, is kept. Within a tick the window is the better witness; the ACK clock,
+     * timing estimates against estimates, is not.
      */
     void liberator(Tx t, int ack, Tx needed) {
         if (needed != null && sameTickAsEcho(t, needed) && needed.arr() != Tx.NONE && needed.arr() <= t.dep()) {

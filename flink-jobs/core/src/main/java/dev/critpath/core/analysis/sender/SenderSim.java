@@ -38,8 +38,6 @@ public final class SenderSim {
     /** ACK arrivals in time order, and how many of them the replay has taken in so far. */
     private final Tx[] ackArrivals;
     private int acksTaken;
-    /** ACKs taken in before their estimated arrival because data echoing their timestamp tick needed them; null until one is. */
-    private boolean[] pulled;
 
     /**
      * @param mss       the sender's segment size
@@ -94,8 +92,6 @@ public final class SenderSim {
                 // the data echoes a timestamp tick this ACK shares, so it may have arrived first, and
                 // the window needs it: it did, its estimate late by the estimate's error
                 ackArrivals[j].arrivedBy(sends[i].dep());
-                pulled = pulled == null ? new boolean[s.txs.size()] : pulled;
-                pulled[ackArrivals[j].idx()] = true;
                 ackFirst = true;
             }
             if (ackFirst) {
@@ -249,16 +245,16 @@ public final class SenderSim {
         if (x.p.len > 0) {
             if (s.limit() >= dataEnd) {
                 liberator = s.liberations.liberatorFor(dataEnd, s.lastAckTx);
+                windowNeeded = liberator;
                 int clock = clockingAck(t);
                 if (clock >= 0 && liberator != clock) {
                     liberator = clock;
                     s.stats.ackClocked++;
                 }
-                windowNeeded = liberator;
             } else {
                 liberator = beyondWindow(x, dataEnd, segs);
             }
-            s.marks.liberator(x, liberator, windowNeeded >= 0 && pulled != null && pulled[windowNeeded] ? s.txs.get(windowNeeded) : null);
+            s.marks.liberator(x, liberator, windowNeeded >= 0 ? s.txs.get(windowNeeded) : null);
             if (departuresEstimated && liberator >= 0 && hiddenResend(x, t, liberator)) {
                 s.marks.originalLiberator(x, liberator);
                 s.timerArmedAt = t;
