@@ -191,11 +191,16 @@ final class CongestionControl {
             cwnd += inc;
             acked -= inc;
         }
-        if (acked > 0) {
+        if (acked > 0) { // Linux tcp_cong_avoid_ai: one segment per window's worth acknowledged
+            if (cwndCnt >= cwnd) { // credit earned at a larger window (before a reduction): spent gently
+                cwndCnt = 0;
+                cwnd++;
+            }
             cwndCnt += acked;
             if (cwndCnt >= cwnd) {
-                cwnd += cwndCnt / cwnd;
-                cwndCnt %= cwnd;
+                long delta = cwndCnt / cwnd;
+                cwndCnt -= delta * cwnd;
+                cwnd += delta;
             }
         }
         stats.maxCwndSegments = Math.max(stats.maxCwndSegments, cwnd);

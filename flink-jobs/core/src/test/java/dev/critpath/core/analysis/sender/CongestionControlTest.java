@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.DirectionStats;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -12,6 +13,17 @@ class CongestionControlTest {
      * Events from a window of 10 segments in congestion avoidance, 10 in flight, 100 sent
      * (ack:UNA:ACKED, dup, fr = fast retransmit, rto, backoff), then the state and the window.
      */
+    @Test
+    void congestionAvoidanceAddsOneSegmentPerWindowAcknowledged() {
+        AnalysisConfig cfg = AnalysisConfig.builder().initialWindow(10).initialSsthresh(10).build();
+        CongestionControl cc = new CongestionControl(cfg, new DirectionStats());
+        cc.validate(10, 1, 100);
+        for (int una = 2; una <= 26; una++) { // 25 segments acknowledged one by one
+            cc.cumulativeAck(una, 1, 0, 10);
+        }
+        assertEquals(12, cc.cwnd(), "10 acknowledged at 10 make 11, 11 more at 11 make 12, 4 left over");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = ';', value = {
         "an ACK in avoidance;                         ack:11:1;                         OPEN;     10",
