@@ -46,7 +46,6 @@ class SingleCaptureAccuracyTest {
      */
     private static final Map<String, String> KNOWN_GAPS = Map.ofEntries(
             Map.entry("server_side/jitter/54692/propagation", "up to 10 ms of jitter each way, a packet never overtaking the one before: each way's least, timed apart by the client's stamps, adds up to 44.4 ms against two captures' 41.6 ms (no quicker way there shows in stamps of packets the path holds behind the first of their burst): 7 % over"),
-            Map.entry("server_side/loss-twins/51476/propagation", "three holes repaired by three Reno recoveries without SACK: 12 % less propagation than two captures find"),
             Map.entry("server_side/slow-uplink/42150/loss", "the client's FIN lost in the uplink queue and re-sent by its timer: the server's capture sees one FIN, whose IP id gap and 275 ms timestamp gap a late close would show too"),
             Map.entry("client_side/loss-twins/51476/propagation", "three Reno recoveries without SACK: the ACK a re-send drew shares its timestamp tick with a duplicate ACK sent just before, so the data it released is taken as clocked by the duplicate: a repair leaves the path for two crossings more (6 % over)"),
             Map.entry("client_side/jitter/54692/propagation", "the same jitter: each way's least, timed apart by the server's 1 ms stamps, adds up to 42.2 ms against two captures' 41.6 ms: 1.4 % over"),

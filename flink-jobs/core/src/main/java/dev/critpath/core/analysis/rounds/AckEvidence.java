@@ -30,7 +30,11 @@ final class AckEvidence {
     private int arrived;
     private final LowEnds lowEnds;
     private long highestAck = Long.MIN_VALUE;
-    /** How many copies had arrived when the ACK last advanced, and the duplicates since. */
+    /**
+     * Where among the arrived copies the ACK last advanced (just after the copy that moved it),
+     * and the duplicates since. Copies above the hole that the estimates put before that ACK's
+     * departure count too: the copy moving the ACK arrived first, the estimates merely swap them.
+     */
     private int advancedAt;
     private int duplicates;
 
@@ -66,10 +70,11 @@ final class AckEvidence {
         long[] sack = t.p.sack;
         Tx answered;
         if (ack > highestAck || t.p.len > 0 || !marks.duplicateAck(t)) {
-            answered = lowEnds.latestBelow(arrived, ack);
+            int below = lowEnds.latestBelow(arrived, ack);
+            answered = below < 0 ? null : arrivals[below];
             if (ack > highestAck) {
                 highestAck = ack;
-                advancedAt = arrived;
+                advancedAt = below < 0 ? arrived : below + 1;
                 duplicates = 0;
             }
         } else if (sack != null && sack.length >= 2) {
@@ -108,8 +113,8 @@ final class AckEvidence {
             lowEnd[size++] = end;
         }
 
-        /** The latest of the first {@code arrived} copies carrying only bytes below {@code ack}, if among the last SCAN_LIMIT of them. */
-        Tx latestBelow(int arrived, long ack) {
+        /** Where the latest of the first {@code arrived} copies carrying only bytes below {@code ack} is, if among the last SCAN_LIMIT of them; else -1. */
+        int latestBelow(int arrived, long ack) {
             int lo = 0;
             int hi = size;
             while (lo < hi) { // the first ending above ack
@@ -120,7 +125,7 @@ final class AckEvidence {
                     hi = mid;
                 }
             }
-            return lo > 0 && low[lo - 1] >= arrived - SCAN_LIMIT ? arrivals[low[lo - 1]] : null;
+            return lo > 0 && low[lo - 1] >= arrived - SCAN_LIMIT ? low[lo - 1] : -1;
         }
     }
 
