@@ -134,11 +134,17 @@ func (l *delayLine) run(write func([]byte)) {
 // sleepUntil sleeps in two steps: a long nanosleep that ends shortly before
 // the target, then a short one that corrects the first one's error.
 func sleepUntil(target time.Time) {
-	if rest := time.Until(target); rest > time.Millisecond {
-		nanosleep(rest - 300*time.Microsecond)
+	sleepInSteps(func() time.Duration { return time.Until(target) }, nanosleep)
+}
+
+// sleepInSteps is sleepUntil with the time left and the sleep given, so that
+// its steps can be checked without the scheduler's lateness.
+func sleepInSteps(rest func() time.Duration, sleep func(time.Duration)) {
+	if r := rest(); r > time.Millisecond {
+		sleep(r - 300*time.Microsecond)
 	}
-	if rest := time.Until(target); rest > 0 {
-		nanosleep(rest)
+	if r := rest(); r > 0 {
+		sleep(r)
 	}
 }
 
