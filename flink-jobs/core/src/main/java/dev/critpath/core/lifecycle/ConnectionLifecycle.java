@@ -67,6 +67,13 @@ public final class ConnectionLifecycle {
     @FunctionalInterface
     public interface Buffer {
         Iterable<PacketEvent> events();
+
+        /** Whether the events leave the connection open though a FIN came (see {@link CloseEvidence}); one pass over them unless the buffer keeps the answer. */
+        default boolean stillOpen() {
+            CloseEvidence evidence = new CloseEvidence();
+            events().forEach(evidence::add);
+            return evidence.stillOpen();
+        }
     }
 
     /**
@@ -132,7 +139,7 @@ public final class ConnectionLifecycle {
         }
         long idleDueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
         // over its cap, what is missing cannot tell; quiet for the idle timeout, it is done either way
-        if (s.dueMs <= timestampMs && s.closing && s.overCap == 0 && idleDueMs > timestampMs && stillOpen(buffer)) {
+        if (s.dueMs <= timestampMs && s.closing && s.overCap == 0 && idleDueMs > timestampMs && buffer.stillOpen()) {
             // one side may still send, or re-send its FIN: open until it goes quiet, looked at again after each next packet's grace
             s.dueMs = idleDueMs;
         } else if (s.dueMs <= timestampMs) {
@@ -353,49 +360,6 @@ public final class ConnectionLifecycle {
         ConnectionAssembler assembler = new ConnectionAssembler();
         events.forEach(assembler::add);
         return assembler.connections();
-    }
-
-    /**
-     * Not closed yet, though a FIN came: no RST, and some side's FIN is missing or was not seen
-     * acknowledged (a half-close, after which the other side may go on sending; a FIN whose ACK
-     * was lost, which its sender will re-send).
-     */
-    private static boolean stillOpen(Buffer buffer) {
-        long origFinEnd = NONE;
-        long respFinEnd = NONE;
-        long origHighestAck = NONE;
-        long respHighestAck = NONE;
-        for (PacketEvent e : buffer.events()) { // one pass: a state backend deserialises the buffer each time
-            if (e.hasFlag(TcpFlags.RST)) {
-                return false;
-            }
-            if (e.hasFlag(TcpFlags.FIN)) {
-                long end = (e.seq() + e.len() + 1) & 0xffff_ffffL;
-                if (e.isOrig()) {
-                    origFinEnd = end;
-                } else {
-                    respFinEnd = end;
-                }
-            }
-            if (e.hasFlag(TcpFlags.ACK)) {
-                if (e.isOrig()) {
-                    origHighestAck = highestSeq(origHighestAck, e.ack());
-                } else {
-                    respHighestAck = highestSeq(respHighestAck, e.ack());
-                }
-            }
-        }
-        return !(covers(respHighestAck, origFinEnd) && covers(origHighestAck, respFinEnd));
-    }
-
-    /** The later of two sequence numbers in 32-bit sequence space; NONE is before all. */
-    private static long highestSeq(long highest, long seq) {
-        return highest == NONE || (int) (seq - highest) > 0 ? seq : highest;
-    }
-
-    /** An ACK this high acknowledges the FIN ending there; NONE for either: no. */
-    private static boolean covers(long ack, long finEnd) {
-        return ack != NONE && finEnd != NONE && (int) (ack - finEnd) >= 0;
     }
 
     private static boolean isFreshSyn(PacketEvent e) {

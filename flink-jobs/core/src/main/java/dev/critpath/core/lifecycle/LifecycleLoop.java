@@ -58,8 +58,7 @@ public final class LifecycleLoop {
             if (f == null) {
                 f = new Flow(t.flow());
             }
-            Flow fired = f;
-            lifecycle.onTimer(t.flow(), f.state, t.atMs(), ms, () -> fired.buffer != null ? fired.buffer : List.of(), f);
+            lifecycle.onTimer(t.flow(), f.state, t.atMs(), ms, f, f);
         }
     }
 
@@ -90,10 +89,12 @@ public final class LifecycleLoop {
     }
 
     /** One flow's state and buffer, and the actions on them; in the map while it holds either. */
-    private final class Flow implements LifecycleActions {
+    private final class Flow implements LifecycleActions, ConnectionLifecycle.Buffer {
         private final String flow;
         FlowState state;
         List<PacketEvent> buffer;
+        /** Kept as events are buffered: the close grace's check reads none back. */
+        private CloseEvidence closeEvidence = new CloseEvidence();
         private boolean inMap;
 
         Flow(String flow) {
@@ -114,12 +115,23 @@ public final class LifecycleLoop {
         }
 
         @Override
+        public Iterable<PacketEvent> events() {
+            return buffer != null ? buffer : List.of();
+        }
+
+        @Override
+        public boolean stillOpen() {
+            return closeEvidence.stillOpen();
+        }
+
+        @Override
         public void buffer(PacketEvent e) {
             if (buffer == null) {
                 buffer = new ArrayList<>();
                 held();
             }
             buffer.add(e);
+            closeEvidence.add(e);
         }
 
         @Override
@@ -129,12 +141,15 @@ public final class LifecycleLoop {
         @Override
         public void replaceBuffer(List<PacketEvent> events) {
             buffer = new ArrayList<>(events);
+            closeEvidence = new CloseEvidence();
+            events.forEach(closeEvidence::add);
             held();
         }
 
         @Override
         public void clearBuffer() {
             buffer = null;
+            closeEvidence = new CloseEvidence();
             held();
         }
 
@@ -157,8 +172,7 @@ public final class LifecycleLoop {
         @Override
         public void clear() {
             state = null;
-            buffer = null;
-            held();
+            clearBuffer();
         }
 
         @Override

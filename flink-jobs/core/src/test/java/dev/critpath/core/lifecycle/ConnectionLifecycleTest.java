@@ -63,6 +63,7 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         Conversation refused = new Conversation("client-site", 40_001, 1_000, 0);
         Conversation reset = new Conversation();
         Conversation halfClosed = new Conversation("client-site", 40_002, 1_000, 0);
+        Conversation finUnacknowledged = new Conversation("client-site", 40_003, 1_000, 0);
         return Stream.of(
                 Arguments.of("close after FIN, once the watermark passed the close grace", defaults(), List.of(
                         send(closed.syn(1000)), send(closed.synAck(1010)), send(closed.ack(1020)), send(closed.request(1030)),
@@ -77,6 +78,11 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                 Arguments.of("a half-close stays open until the idle timeout, or the end of input", defaults(), List.of(
                         send(halfClosed.syn(1000)), send(halfClosed.synAck(1010)), send(halfClosed.request(1020)), send(halfClosed.clientFin(1030)),
                         watermark(6030), holds(1, 2), watermark(100_000), end("connection: 4 events"))), // and the half-open sweep's timer
+                Arguments.of("a FIN not seen acknowledged keeps the connection until its ACK comes and the close grace passes", defaults(), List.of(
+                        send(finUnacknowledged.syn(1000)), send(finUnacknowledged.synAck(1010)), send(finUnacknowledged.request(1020)),
+                        send(finUnacknowledged.clientFin(1030)), send(finUnacknowledged.serverFin(1040)),
+                        watermark(6040), holds(1, 2), // the server's FIN will be re-sent: open until quiet
+                        send(finUnacknowledged.ack(50_000)), watermark(54_999), watermark(55_000, "connection: 6 events"), end())),
                 Arguments.of("no FIN: finalised after the idle timeout", defaults(), List.of(
                         send(idle.syn(1000)), send(idle.synAck(1010)), send(idle.ack(1020)), send(idle.request(1030)),
                         send(idle.response(1040)), send(idle.ack(1050)),
