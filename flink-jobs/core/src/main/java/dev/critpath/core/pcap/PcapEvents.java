@@ -18,13 +18,29 @@ import java.util.function.Consumer;
  * Turns a capture into the same packet events the Zeek sensors publish: flows are oriented
  * originator-to-responder (the SYN's sender, else the side with the service port), and named
  * by their Community ID. Address strings and IDs are computed once per flow, not per packet.
+ *
+ * <p>A flow is forgotten once it can tell nothing its next packet would not (a new flow is made
+ * then, as for a flow first seen): one that sent only SYNs (a flood, a scan) whenever the table
+ * fills; one closed by a RST or both FINs, or heard from one side only, once quiet for
+ * {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}. So what is held
+ * grows with the flows of the last moments, not with the capture's length. What a forgotten flow
+ * kept was the orientation its SYN gave: a packet after it is oriented afresh (by the service
+ * port), as Zeek orients a connection whose state it expired.
  */
 public final class PcapEvents {
     private final String sensor;
     private final SensorRole role;
     private final int communityIdSeed;
+    /** Zeek's tcp_attempt_delay and tcp_close_delay: a flow unanswered or closed this long is done. */
+    static final long BRIEF_QUIET_US = 5_000_000;
+    /** Above the offline idle timeout (15 minutes), so a connection the life cycle still holds keeps its orientation. */
+    static final long LONG_QUIET_US = 3_600_000_000L;
+    private static final int MIN_TABLE = 1024;
+
     /** IPv6 flows; IPv4 ones are in {@link #v4Flows}. */
     private final Map<FlowKey, Flow> flows = new HashMap<>();
+    /** The IPv6 table's size at which forgettable flows are next looked for. */
+    private int v6SweepAt = MIN_TABLE;
     private final FlowKey probe = new FlowKey();
     private final V4Flows v4Flows = new V4Flows();
     private Flow lastFlow;
@@ -73,6 +89,7 @@ public final class PcapEvents {
             f.origIsA = fromA; // a new connection reusing the tuple in the other direction
         }
         boolean isOrig = fromA == f.origIsA;
+        f.saw(p, fromA);
         long[] sack = p.sackCount == 0 ? null : Arrays.copyOf(p.sack, p.sackCount);
         return new PacketEvent(sensor, role, p.tsUs, f.communityId,
                 f.origIsA ? f.aText : f.bText, f.origIsA ? f.aPort : f.bPort,
@@ -101,7 +118,7 @@ public final class PcapEvents {
         f = v4Flows.get(a, b);
         if (f == null) {
             f = new Flow(p, communityIdSeed);
-            v4Flows.put(a, b, f);
+            v4Flows.put(a, b, f, p.tsUs);
         }
         lastFlow = f;
         return f;
@@ -114,6 +131,10 @@ public final class PcapEvents {
         probe.set(p);
         Flow f = flows.get(probe);
         if (f == null) {
+            if (flows.size() >= v6SweepAt) {
+                flows.values().removeIf(known -> known.forgettable(p.tsUs));
+                v6SweepAt = Math.max(MIN_TABLE, 2 * flows.size());
+            }
             f = new Flow(p, communityIdSeed);
             flows.put(probe.copy(), f);
         }
@@ -169,11 +190,20 @@ public final class PcapEvents {
         return c != 0 ? c : Integer.compare(xPort, yPort);
     }
 
-    /** IPv4 flows by their two endpoints ({@link #v4Endpoint}), open addressing with linear probing. */
+    /** Flows held: IPv4 and IPv6. */
+    int flowsHeld() {
+        return v4Flows.size + flows.size();
+    }
+
+    /**
+     * IPv4 flows by their two endpoints ({@link #v4Endpoint}), open addressing with linear probing.
+     * When it is half full the flows that can be forgotten are, and it is sized anew for the rest:
+     * a quarter full at most, so the next look comes after as many new flows again.
+     */
     private static final class V4Flows {
-        private long[] as = new long[1024];
-        private long[] bs = new long[1024];
-        private Flow[] flows = new Flow[1024];
+        private long[] as = new long[MIN_TABLE];
+        private long[] bs = new long[MIN_TABLE];
+        private Flow[] flows = new Flow[MIN_TABLE];
         private int size;
 
         Flow get(long a, long b) {
@@ -186,11 +216,15 @@ public final class PcapEvents {
             return null;
         }
 
-        /** Adds a flow that {@link #get} did not find. */
-        void put(long a, long b, Flow f) {
+        /** Adds a flow that {@link #get} did not find, at capture time nowUs. */
+        void put(long a, long b, Flow f, long nowUs) {
             if (2 * (size + 1) > flows.length) {
-                grow();
+                resize(nowUs);
             }
+            insert(a, b, f);
+        }
+
+        private void insert(long a, long b, Flow f) {
             int mask = flows.length - 1;
             int i = slot(a, b, mask);
             while (flows[i] != null) {
@@ -202,17 +236,22 @@ public final class PcapEvents {
             size++;
         }
 
-        private void grow() {
+        private void resize(long nowUs) {
+            int kept = 0;
+            for (Flow f : flows) {
+                kept += f != null && !f.forgettable(nowUs) ? 1 : 0;
+            }
             long[] oldAs = as;
             long[] oldBs = bs;
             Flow[] old = flows;
-            as = new long[old.length * 2];
-            bs = new long[old.length * 2];
-            flows = new Flow[old.length * 2];
+            int capacity = Math.max(MIN_TABLE, Integer.highestOneBit(Math.max(1, 4 * (kept + 1) - 1)) << 1);
+            as = new long[capacity];
+            bs = new long[capacity];
+            flows = new Flow[capacity];
             size = 0;
             for (int i = 0; i < old.length; i++) {
-                if (old[i] != null) {
-                    put(oldAs[i], oldBs[i], old[i]);
+                if (old[i] != null && !old[i].forgettable(nowUs)) {
+                    insert(oldAs[i], oldBs[i], old[i]);
                 }
             }
         }
@@ -236,6 +275,16 @@ public final class PcapEvents {
         final long v4A;
         final long v4B;
         boolean origIsA;
+        /** What its packets so far were ({@link #SENT_A}...), and when the latest came. */
+        private int seen;
+        private long lastUs;
+
+        private static final int SENT_A = 1;
+        private static final int SENT_B = 2;
+        private static final int FIN_A = 4;
+        private static final int FIN_B = 8;
+        private static final int RST = 16;
+        private static final int NOT_SYN = 32;
 
         Flow(RawPacket p, int seed) {
             int len = p.addrLen();
@@ -251,6 +300,24 @@ public final class PcapEvents {
             v4B = len == 4 ? v4Endpoint(b, bPort) : 0;
             boolean fromA = srcFirst;
             origIsA = fromA == senderIsOriginator(p);
+        }
+
+        void saw(RawPacket p, boolean fromA) {
+            int flags = p.flags;
+            seen |= (fromA ? SENT_A : SENT_B) | (TcpFlags.has(flags, TcpFlags.FIN) ? fromA ? FIN_A : FIN_B : 0)
+                    | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0)
+                    | (TcpFlags.has(flags, TcpFlags.SYN) && !TcpFlags.has(flags, TcpFlags.ACK) ? 0 : NOT_SYN);
+            lastUs = Math.max(lastUs, p.tsUs);
+        }
+
+        /** Nothing kept that the flow's next packet would not give again (see the class comment). */
+        boolean forgettable(long nowUs) {
+            if ((seen & NOT_SYN) == 0) {
+                return true;
+            }
+            boolean closed = (seen & RST) != 0 || (seen & (FIN_A | FIN_B)) == (FIN_A | FIN_B);
+            boolean oneSided = (seen & (SENT_A | SENT_B)) != (SENT_A | SENT_B);
+            return nowUs - lastUs > (closed || oneSided ? BRIEF_QUIET_US : LONG_QUIET_US);
         }
 
         /** First packet of a flow: SYN's sender, SYN/ACK's receiver, else the client of the service port. */

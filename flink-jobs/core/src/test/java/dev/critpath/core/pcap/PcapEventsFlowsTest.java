@@ -1,0 +1,97 @@
+package dev.critpath.core.pcap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
+import org.junit.jupiter.api.Test;
+
+/** The reader's flow table holds the flows of the last moments, not every flow of the capture. */
+class PcapEventsFlowsTest {
+    private static final long T0 = 1_700_000_000_000_000L;
+    private static final int SERVER = 10 << 24 | 1;
+
+    private final PcapEvents reader = new PcapEvents("sensor", SensorRole.SERVER, 0);
+    private final RawPacket p = new RawPacket();
+
+    private PacketEvent packet(long tsUs, int src, int srcPort, int dst, int dstPort, int flags) {
+        p.tsUs = tsUs;
+        p.ipVersion = 4;
+        for (int i = 0; i < 4; i++) {
+            p.src[i] = (byte) (src >>> 24 - 8 * i);
+            p.dst[i] = (byte) (dst >>> 24 - 8 * i);
+        }
+        p.srcPort = srcPort;
+        p.dstPort = dstPort;
+        p.flags = flags;
+        return reader.toEvent(p);
+    }
+
+    /** SYNs from as many addresses, 10 µs apart, from tsUs on. */
+    private void synFlood(long tsUs, int syns) {
+        for (int i = 0; i < syns; i++) {
+            packet(tsUs + 10L * i, 11 << 24 | i, 40_000, SERVER, 80, TcpFlags.SYN);
+        }
+    }
+
+    @Test
+    void aSynFloodIsNotKept() {
+        synFlood(T0, 200_000);
+        assertTrue(reader.flowsHeld() < 1024, reader.flowsHeld() + " flows held after 200,000 SYNs");
+    }
+
+    @Test
+    void anIpv6SynFloodIsNotKept() {
+        p.ipVersion = 6;
+        p.dst[0] = 0x20;
+        p.dst[15] = 1;
+        p.src[0] = 0x20;
+        p.srcPort = 40_000;
+        p.dstPort = 80;
+        p.flags = TcpFlags.SYN;
+        for (int i = 0; i < 20_000; i++) {
+            p.tsUs = T0 + 10L * i;
+            p.src[14] = (byte) (i >>> 8);
+            p.src[15] = (byte) i;
+            p.src[13] = (byte) (i >>> 16);
+            reader.toEvent(p);
+        }
+        assertTrue(reader.flowsHeld() <= 2048, reader.flowsHeld() + " flows held after 20,000 SYNs");
+    }
+
+    /**
+     * Ports that say the other way round (the SYN's sender has the lower of two high ports, which
+     * looks like the service): the connection keeps the SYN's orientation while it is open and
+     * quiet, through a flood that fills the table many times over.
+     */
+    @Test
+    void anOpenConnectionKeepsItsOrientationThroughAFlood() {
+        int client = 12 << 24 | 1;
+        packet(T0, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
+        packet(T0 + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+        packet(T0 + 200, client, 40_000, SERVER, 50_000, TcpFlags.ACK);
+        synFlood(T0 + 1_000, 200_000);
+        PacketEvent later = packet(T0 + 600_000_000, client, 40_000, SERVER, 50_000, TcpFlags.ACK | TcpFlags.PSH);
+        assertTrue(later.isOrig(), "ten minutes later the SYN's sender is still the originator: " + later);
+        assertEquals(40_000, later.origP());
+    }
+
+    /** Closed, a connection is kept through the close delay and forgotten once quiet past it: a straggler then is oriented afresh. */
+    @Test
+    void aClosedConnectionIsForgottenOnceQuiet() {
+        int client = 12 << 24 | 2;
+        packet(T0, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
+        packet(T0 + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+        packet(T0 + 200, client, 40_000, SERVER, 50_000, TcpFlags.RST);
+        synFlood(T0 + 1_000, 2_000);
+        long straggling = T0 + 1_000_000;
+        assertTrue(packet(straggling, client, 40_000, SERVER, 50_000, TcpFlags.RST).isOrig(), "within the close delay: as its SYN said");
+        synFlood(straggling + PcapEvents.BRIEF_QUIET_US + 1_000, 2_000);
+        PacketEvent late = packet(straggling + PcapEvents.BRIEF_QUIET_US + 100_000, client, 40_000, SERVER, 50_000, TcpFlags.RST);
+        assertFalse(late.isOrig(), "quiet past the close delay: forgotten, and oriented by the service port (the lower of two high ports): " + late);
+        assertEquals(50_000, late.origP());
+    }
+}
