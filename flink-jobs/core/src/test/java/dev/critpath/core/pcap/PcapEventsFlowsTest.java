@@ -37,6 +37,13 @@ class PcapEventsFlowsTest {
         }
     }
 
+    /** SYN and SYN/ACK at T0 from the client's port 40,000 to the server's 50,000, then the client's packet with these flags. */
+    private void handshakeThen(int client, int flags) {
+        packet(T0, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
+        packet(T0 + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+        packet(T0 + 200, client, 40_000, SERVER, 50_000, flags);
+    }
+
     @Test
     void aSynFloodIsNotKept() {
         synFlood(T0, 200_000);
@@ -70,9 +77,7 @@ class PcapEventsFlowsTest {
     @Test
     void anOpenConnectionKeepsItsOrientationThroughAFlood() {
         int client = 12 << 24 | 1;
-        packet(T0, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
-        packet(T0 + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
-        packet(T0 + 200, client, 40_000, SERVER, 50_000, TcpFlags.ACK);
+        handshakeThen(client, TcpFlags.ACK);
         synFlood(T0 + 1_000, 200_000);
         PacketEvent later = packet(T0 + 600_000_000, client, 40_000, SERVER, 50_000, TcpFlags.ACK | TcpFlags.PSH);
         assertTrue(later.isOrig(), "ten minutes later the SYN's sender is still the originator: " + later);
@@ -83,9 +88,7 @@ class PcapEventsFlowsTest {
     @Test
     void aClosedConnectionIsForgottenOnceQuiet() {
         int client = 12 << 24 | 2;
-        packet(T0, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
-        packet(T0 + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
-        packet(T0 + 200, client, 40_000, SERVER, 50_000, TcpFlags.RST);
+        handshakeThen(client, TcpFlags.RST);
         synFlood(T0 + 1_000, 2_000);
         long straggling = T0 + 1_000_000;
         assertTrue(packet(straggling, client, 40_000, SERVER, 50_000, TcpFlags.RST).isOrig(), "within the close delay: as its SYN said");
