@@ -304,9 +304,12 @@ public final class PcapEvents {
 
         void saw(RawPacket p, boolean fromA) {
             int flags = p.flags;
+            boolean pureSyn = TcpFlags.has(flags, TcpFlags.SYN) && !TcpFlags.has(flags, TcpFlags.ACK);
+            if (pureSyn) {
+                seen = 0; // a connection (re)starts: what an earlier one on the port pair did is no longer its
+            }
             seen |= (fromA ? SENT_A : SENT_B) | (TcpFlags.has(flags, TcpFlags.FIN) ? fromA ? FIN_A : FIN_B : 0)
-                    | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0)
-                    | (TcpFlags.has(flags, TcpFlags.SYN) && !TcpFlags.has(flags, TcpFlags.ACK) ? 0 : NOT_SYN);
+                    | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0) | (pureSyn ? 0 : NOT_SYN);
             lastUs = Math.max(lastUs, p.tsUs);
         }
 

@@ -97,4 +97,18 @@ class PcapEventsFlowsTest {
         assertFalse(late.isOrig(), "quiet past the close delay: forgotten, and oriented by the service port (the lower of two high ports): " + late);
         assertEquals(50_000, late.origP());
     }
+
+    /** A port pair used again after a RST: the new connection is open, and kept while quiet as any open one. */
+    @Test
+    void aReusedPortPairIsNotTakenForClosed() {
+        int client = 12 << 24 | 3;
+        handshakeThen(client, TcpFlags.RST);
+        long again = T0 + 1_000_000;
+        packet(again, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
+        packet(again + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+        packet(again + 200, client, 40_000, SERVER, 50_000, TcpFlags.ACK);
+        synFlood(again + PcapEvents.BRIEF_QUIET_US + 1_000, 2_000);
+        PacketEvent later = packet(again + PcapEvents.BRIEF_QUIET_US + 100_000, client, 40_000, SERVER, 50_000, TcpFlags.ACK | TcpFlags.PSH);
+        assertTrue(later.isOrig(), "quiet past the close delay, the new connection keeps its SYN's orientation: " + later);
+    }
 }
