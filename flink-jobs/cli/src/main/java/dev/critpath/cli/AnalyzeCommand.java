@@ -135,7 +135,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         }
         List<EventInput> inputs = new ArrayList<>();
         for (Replay.Capture c : captures.captures()) {
-            inputs.add(new PcapInput(c.file(), c.sensor(), c.role()));
+            inputs.add(new PcapInput(c.file(), c.sensor(), c.role(), Duration.ofSeconds(idleTimeoutS)));
         }
         for (Path f : eventFiles) {
             inputs.add(new EventFileInput(f, err::println));

@@ -8,6 +8,7 @@ import dev.critpath.core.pcap.PcapReader;
 import dev.critpath.core.pcap.RawPacket;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.function.Consumer;
 
 /** A pcap or pcapng capture (gzip or not) as packet events of one sensor. */
@@ -15,9 +16,10 @@ public final class PcapInput extends FileInput {
     private final PcapEvents events;
     private PcapReader.Stats stats;
 
-    public PcapInput(Path file, String sensor, SensorRole role) {
+    /** @param idleTimeout how long the life cycle reading these events holds a quiet connection */
+    public PcapInput(Path file, String sensor, SensorRole role, Duration idleTimeout) {
         super(file);
-        this.events = new PcapEvents(sensor, role, 0);
+        this.events = new PcapEvents(sensor, role, 0, idleTimeout);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -22,7 +23,8 @@ import java.util.function.Consumer;
  * <p>A flow is forgotten once it can tell nothing its next packet would not (a new flow is made
  * then, as for a flow first seen): one that sent only SYNs (a flood, a scan) whenever the table
  * fills; one closed by a RST or both FINs, or heard from one side only, once quiet for
- * {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}. So what is held
+ * {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the idle timeout it is
+ * given if longer. So what is held
  * grows with the flows of the last moments, not with the capture's length. What a forgotten flow
  * kept was the orientation its SYN gave: a packet after it is oriented afresh (by the service
  * port), as Zeek orients a connection whose state it expired.
@@ -33,7 +35,7 @@ public final class PcapEvents {
     private final int communityIdSeed;
     /** Zeek's tcp_attempt_delay and tcp_close_delay: a flow unanswered or closed this long is done. */
     static final long BRIEF_QUIET_US = 5_000_000;
-    /** Above the offline idle timeout (15 minutes), so a connection the life cycle still holds keeps its orientation. */
+    /** Above the offline idle timeout's default (15 minutes), so a connection the life cycle still holds keeps its orientation. */
     static final long LONG_QUIET_US = 3_600_000_000L;
     private static final int MIN_TABLE = 1024;
 
@@ -42,15 +44,24 @@ public final class PcapEvents {
     /** The IPv6 table's size at which forgettable flows are next looked for. */
     private int v6SweepAt = MIN_TABLE;
     private final FlowKey probe = new FlowKey();
-    private final V4Flows v4Flows = new V4Flows();
+    /** How long a flow neither closed nor one-sided is kept while quiet. */
+    private final long longQuietUs;
+    private final V4Flows v4Flows;
     private Flow lastFlow;
     /** Events made so far: the capture index of the next one. */
     private long captured;
 
     public PcapEvents(String sensor, SensorRole role, int communityIdSeed) {
+        this(sensor, role, communityIdSeed, Duration.ZERO);
+    }
+
+    /** @param idleTimeout how long the life cycle fed by these events holds a quiet connection: its flow is kept as long at least */
+    public PcapEvents(String sensor, SensorRole role, int communityIdSeed, Duration idleTimeout) {
         this.sensor = sensor;
         this.role = role;
         this.communityIdSeed = communityIdSeed;
+        this.longQuietUs = Math.max(LONG_QUIET_US, idleTimeout.toNanos() / 1000);
+        this.v4Flows = new V4Flows(longQuietUs);
     }
 
     /** Streams every TCP packet of the file to the sink; returns what the reader counted. */
@@ -89,7 +100,7 @@ public final class PcapEvents {
             f.origIsA = fromA; // a new connection reusing the tuple in the other direction
         }
         boolean isOrig = fromA == f.origIsA;
-        f.saw(p, fromA);
+        f.saw(p, fromA, pureSyn);
         long[] sack = p.sackCount == 0 ? null : Arrays.copyOf(p.sack, p.sackCount);
         return new PacketEvent(sensor, role, p.tsUs, f.communityId,
                 f.origIsA ? f.aText : f.bText, f.origIsA ? f.aPort : f.bPort,
@@ -132,7 +143,7 @@ public final class PcapEvents {
         Flow f = flows.get(probe);
         if (f == null) {
             if (flows.size() >= v6SweepAt) {
-                flows.values().removeIf(known -> known.forgettable(p.tsUs));
+                flows.values().removeIf(known -> known.forgettable(p.tsUs, longQuietUs));
                 v6SweepAt = Math.max(MIN_TABLE, 2 * flows.size());
             }
             f = new Flow(p, communityIdSeed);
@@ -205,6 +216,11 @@ public final class PcapEvents {
         private long[] bs = new long[MIN_TABLE];
         private Flow[] flows = new Flow[MIN_TABLE];
         private int size;
+        private final long longQuietUs;
+
+        V4Flows(long longQuietUs) {
+            this.longQuietUs = longQuietUs;
+        }
 
         Flow get(long a, long b) {
             int mask = flows.length - 1;
@@ -239,7 +255,7 @@ public final class PcapEvents {
         private void resize(long nowUs) {
             int kept = 0;
             for (Flow f : flows) {
-                kept += f != null && !f.forgettable(nowUs) ? 1 : 0;
+                kept += f != null && !f.forgettable(nowUs, longQuietUs) ? 1 : 0;
             }
             long[] oldAs = as;
             long[] oldBs = bs;
@@ -250,7 +266,7 @@ public final class PcapEvents {
             flows = new Flow[capacity];
             size = 0;
             for (int i = 0; i < old.length; i++) {
-                if (old[i] != null && !old[i].forgettable(nowUs)) {
+                if (old[i] != null && !old[i].forgettable(nowUs, longQuietUs)) {
                     insert(oldAs[i], oldBs[i], old[i]);
                 }
             }
@@ -302,9 +318,8 @@ public final class PcapEvents {
             origIsA = fromA == senderIsOriginator(p);
         }
 
-        void saw(RawPacket p, boolean fromA) {
+        void saw(RawPacket p, boolean fromA, boolean pureSyn) {
             int flags = p.flags;
-            boolean pureSyn = TcpFlags.has(flags, TcpFlags.SYN) && !TcpFlags.has(flags, TcpFlags.ACK);
             if (pureSyn) {
                 seen = 0; // a connection (re)starts: what an earlier one on the port pair did is no longer its
             }
@@ -314,13 +329,13 @@ public final class PcapEvents {
         }
 
         /** Nothing kept that the flow's next packet would not give again (see the class comment). */
-        boolean forgettable(long nowUs) {
+        boolean forgettable(long nowUs, long longQuietUs) {
             if ((seen & NOT_SYN) == 0) {
                 return true;
             }
             boolean closed = (seen & RST) != 0 || (seen & (FIN_A | FIN_B)) == (FIN_A | FIN_B);
             boolean oneSided = (seen & (SENT_A | SENT_B)) != (SENT_A | SENT_B);
-            return nowUs - lastUs > (closed || oneSided ? BRIEF_QUIET_US : LONG_QUIET_US);
+            return nowUs - lastUs > (closed || oneSided ? BRIEF_QUIET_US : longQuietUs);
         }
 
         /** First packet of a flow: SYN's sender, SYN/ACK's receiver, else the client of the service port. */

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The reader's flow table holds the flows of the last moments, not every flow of the capture. */
@@ -14,7 +16,7 @@ class PcapEventsFlowsTest {
     private static final long T0 = 1_700_000_000_000_000L;
     private static final int SERVER = 10 << 24 | 1;
 
-    private final PcapEvents reader = new PcapEvents("sensor", SensorRole.SERVER, 0);
+    private PcapEvents reader = new PcapEvents("sensor", SensorRole.SERVER, 0);
     private final RawPacket p = new RawPacket();
 
     private PacketEvent packet(long tsUs, int src, int srcPort, int dst, int dstPort, int flags) {
@@ -37,11 +39,16 @@ class PcapEventsFlowsTest {
         }
     }
 
-    /** SYN and SYN/ACK at T0 from the client's port 40,000 to the server's 50,000, then the client's packet with these flags. */
-    private void handshakeThen(int client, int flags) {
-        packet(T0, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
-        packet(T0 + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
-        packet(T0 + 200, client, 40_000, SERVER, 50_000, flags);
+    /** The client's packet from its port 40,000 to the server's 50,000. */
+    private PacketEvent fromClient(long tsUs, int client, int flags) {
+        return packet(tsUs, client, 40_000, SERVER, 50_000, flags);
+    }
+
+    /** SYN and SYN/ACK from tsUs on, from the client's port 40,000 to the server's 50,000, then the client's packet with these flags. */
+    private void handshakeThen(long tsUs, int client, int flags) {
+        fromClient(tsUs, client, TcpFlags.SYN);
+        packet(tsUs + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+        fromClient(tsUs + 200, client, flags);
     }
 
     @Test
@@ -77,9 +84,9 @@ class PcapEventsFlowsTest {
     @Test
     void anOpenConnectionKeepsItsOrientationThroughAFlood() {
         int client = 12 << 24 | 1;
-        handshakeThen(client, TcpFlags.ACK);
+        handshakeThen(T0, client, TcpFlags.ACK);
         synFlood(T0 + 1_000, 200_000);
-        PacketEvent later = packet(T0 + 600_000_000, client, 40_000, SERVER, 50_000, TcpFlags.ACK | TcpFlags.PSH);
+        PacketEvent later = fromClient(T0 + 600_000_000, client, TcpFlags.ACK | TcpFlags.PSH);
         assertTrue(later.isOrig(), "ten minutes later the SYN's sender is still the originator: " + later);
         assertEquals(40_000, later.origP());
     }
@@ -88,12 +95,12 @@ class PcapEventsFlowsTest {
     @Test
     void aClosedConnectionIsForgottenOnceQuiet() {
         int client = 12 << 24 | 2;
-        handshakeThen(client, TcpFlags.RST);
+        handshakeThen(T0, client, TcpFlags.RST);
         synFlood(T0 + 1_000, 2_000);
         long straggling = T0 + 1_000_000;
-        assertTrue(packet(straggling, client, 40_000, SERVER, 50_000, TcpFlags.RST).isOrig(), "within the close delay: as its SYN said");
+        assertTrue(fromClient(straggling, client, TcpFlags.RST).isOrig(), "within the close delay: as its SYN said");
         synFlood(straggling + PcapEvents.BRIEF_QUIET_US + 1_000, 2_000);
-        PacketEvent late = packet(straggling + PcapEvents.BRIEF_QUIET_US + 100_000, client, 40_000, SERVER, 50_000, TcpFlags.RST);
+        PacketEvent late = fromClient(straggling + PcapEvents.BRIEF_QUIET_US + 100_000, client, TcpFlags.RST);
         assertFalse(late.isOrig(), "quiet past the close delay: forgotten, and oriented by the service port (the lower of two high ports): " + late);
         assertEquals(50_000, late.origP());
     }
@@ -102,13 +109,29 @@ class PcapEventsFlowsTest {
     @Test
     void aReusedPortPairIsNotTakenForClosed() {
         int client = 12 << 24 | 3;
-        handshakeThen(client, TcpFlags.RST);
+        handshakeThen(T0, client, TcpFlags.RST);
         long again = T0 + 1_000_000;
-        packet(again, client, 40_000, SERVER, 50_000, TcpFlags.SYN);
-        packet(again + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
-        packet(again + 200, client, 40_000, SERVER, 50_000, TcpFlags.ACK);
+        handshakeThen(again, client, TcpFlags.ACK);
         synFlood(again + PcapEvents.BRIEF_QUIET_US + 1_000, 2_000);
-        PacketEvent later = packet(again + PcapEvents.BRIEF_QUIET_US + 100_000, client, 40_000, SERVER, 50_000, TcpFlags.ACK | TcpFlags.PSH);
+        PacketEvent later = fromClient(again + PcapEvents.BRIEF_QUIET_US + 100_000, client, TcpFlags.ACK | TcpFlags.PSH);
         assertTrue(later.isOrig(), "quiet past the close delay, the new connection keeps its SYN's orientation: " + later);
+    }
+
+    /** Given an idle timeout above the hour, an open connection quiet for longer than the hour is kept as long as the life cycle keeps it. */
+    @Test
+    void anOpenConnectionIsKeptForALongerIdleTimeout() {
+        PcapEvents patient = new PcapEvents("sensor", SensorRole.SERVER, 0, Duration.ofHours(2));
+        PcapEvents usual = new PcapEvents("sensor", SensorRole.SERVER, 0);
+        int client = 12 << 24 | 4;
+        long quiet = PcapEvents.LONG_QUIET_US + 600_000_000L;
+        for (PcapEvents r : List.of(patient, usual)) {
+            reader = r;
+            handshakeThen(T0, client, TcpFlags.ACK);
+            synFlood(T0 + quiet, 2_000);
+        }
+        reader = patient;
+        assertTrue(fromClient(T0 + quiet + 100_000, client, TcpFlags.ACK).isOrig(), "kept for the two-hour idle timeout");
+        reader = usual;
+        assertFalse(fromClient(T0 + quiet + 100_000, client, TcpFlags.ACK).isOrig(), "forgotten after the hour by default");
     }
 }
