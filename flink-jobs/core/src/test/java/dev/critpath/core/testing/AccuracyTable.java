@@ -1,5 +1,7 @@
 package dev.critpath.core.testing;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.critpath.core.analysis.CaptureMode;
 import dev.critpath.core.analysis.Category;
@@ -7,6 +9,9 @@ import dev.critpath.core.analysis.ConnectionProfile;
 import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.testing.LabFixtures.Connection;
 import dev.critpath.core.testing.LabFixtures.Scenario;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -14,6 +19,18 @@ import java.util.Locale;
 /** The per-scenario table of docs/accuracy.md: what the lab injected, what critpath measured, what the pie said. */
 public final class AccuracyTable {
     private AccuracyTable() {
+    }
+
+    /**
+     * Writes a rendered table to target/NAME and asserts docs/accuracy.md carries it as rendered:
+     * figures the analysis no longer gives fail here, not in a reader's hands.
+     */
+    public static void writeAndCheckDocs(String table, String name) throws IOException {
+        Path out = Path.of("target", name);
+        Files.writeString(out, table);
+        String docs = Files.readString(Repo.root().resolve("docs").resolve("accuracy.md"));
+        assertTrue(docs.contains(table.strip()),
+                "docs/accuracy.md does not carry the table as measured now: put " + out.toAbsolutePath() + " in its place");
     }
 
     public static String markdown(List<Scenario> scenarios) {

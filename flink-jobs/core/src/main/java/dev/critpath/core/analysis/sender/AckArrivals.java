@@ -51,8 +51,10 @@ final class AckArrivals {
         s.rwnd = window(a);
         int newlySacked = a.p.sack == null || !sack ? 0 : s.scoreboard.sack(a.p.sack);
         boolean lossEvidence = newlySacked > 0;
+        s.lastAckDelivered = newlySacked;
         if (ack > s.una) {
             long acked = acknowledge(ack, t);
+            s.lastAckDelivered += acked;
             s.una = ack;
             s.unaMovedBy = a;
             s.timerArmedAt = t;
@@ -67,7 +69,8 @@ final class AckArrivals {
             if (!sack) {
                 s.scoreboard.duplicateAck();
             }
-            s.cc.duplicateAck(newlySacked, s.scoreboard.pipe());
+            s.lastAckDelivered = Math.max(1, newlySacked);
+            s.cc.duplicateAck(s.lastAckDelivered, s.scoreboard.pipe());
         }
         if (lossEvidence) {
             s.lastLossEvidence = t;

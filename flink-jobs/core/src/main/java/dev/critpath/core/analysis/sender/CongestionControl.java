@@ -85,7 +85,7 @@ final class CongestionControl {
         switch (state) {
             case RECOVERY -> {
                 if (una < recoverPoint) {
-                    prr(acked + newlySacked, pipe);
+                    prr(acked + newlySacked, pipe, true);
                     return true;
                 }
                 state = State.OPEN;
@@ -105,17 +105,21 @@ final class CongestionControl {
         return false;
     }
 
-    /** A duplicate ACK: Open turns to Disorder; in Recovery it lets PRR send. */
-    void duplicateAck(long newlySacked, long pipe) {
+    /** A duplicate ACK reporting {@code delivered} segments: Open turns to Disorder; in Recovery it lets PRR send. */
+    void duplicateAck(long delivered, long pipe) {
         if (state == State.OPEN) {
             state = State.DISORDER;
         } else if (state == State.RECOVERY) {
-            prr(Math.max(1, newlySacked), pipe);
+            prr(delivered, pipe, false);
         }
     }
 
-    /** A fast retransmit: Open or Disorder enter Recovery, halving the window; returns whether they did. */
-    boolean fastRetransmit(long nxt) {
+    /**
+     * A fast retransmit: Open or Disorder enter Recovery, halving the window; returns whether they
+     * did. The ACK that revealed the loss reported {@code delivered} segments: PRR's first delivery,
+     * as Linux counts it on entering.
+     */
+    boolean fastRetransmit(long nxt, long delivered) {
         if (state == State.RECOVERY || state == State.LOSS) {
             return false;
         }
@@ -123,7 +127,7 @@ final class CongestionControl {
         recoverPoint = nxt;
         priorCwnd = cwnd;
         ssthresh = Math.max(cwnd / 2, 2);
-        prrDelivered = 0;
+        prrDelivered = delivered;
         prrOut = 0;
         if (!cfg.prr) {
             cwnd = ssthresh + cfg.dupThresh;
@@ -210,8 +214,12 @@ final class CongestionControl {
         return isCwndLimited || (cwnd < ssthresh && cwnd < 2 * maxPacketsOut);
     }
 
-    /** RFC 6937 proportional rate reduction: cwnd = pipe + what may be sent for what was delivered. */
-    private void prr(long delivered, long pipe) {
+    /**
+     * RFC 6937 proportional rate reduction: cwnd = pipe + what may be sent for what was delivered.
+     * Below ssthresh Linux (tcp_cwnd_reduction) lets one segment more only for an ACK that moved
+     * the cumulative point: a duplicate ACK sends no more than it reports delivered.
+     */
+    private void prr(long delivered, long pipe, boolean unaAdvanced) {
         if (!cfg.prr) {
             cwnd++; // RFC 5681 window inflation per duplicate ACK
             return;
@@ -221,7 +229,7 @@ final class CongestionControl {
         if (pipe > ssthresh) {
             sndcnt = (ssthresh * prrDelivered + priorCwnd - 1) / Math.max(priorCwnd, 1) - prrOut;
         } else {
-            sndcnt = Math.min(ssthresh - pipe, Math.max(prrDelivered - prrOut, delivered) + 1);
+            sndcnt = Math.min(ssthresh - pipe, Math.max(prrDelivered - prrOut, delivered) + (unaAdvanced ? 1 : 0));
         }
         sndcnt = Math.max(sndcnt, prrOut == 0 ? 1 : 0);
         cwnd = pipe + Math.max(sndcnt, 0);

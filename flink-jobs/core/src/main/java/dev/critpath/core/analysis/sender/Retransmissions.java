@@ -206,7 +206,7 @@ final class Retransmissions {
             s.stats.fastRetransmits++;
             s.marks.lossArc(r, s.cc.state() != CongestionControl.State.RECOVERY); // later re-sends of the recovery are released by ACKs
             s.marks.liberator(r, s.lastAckTx);
-            if (s.cc.fastRetransmit(s.nxt)) {
+            if (s.cc.fastRetransmit(s.nxt, s.lastAckDelivered)) {
                 s.recordEvent(s.lastAckTx, false);
             }
         } else {

@@ -37,6 +37,8 @@ final class SenderState {
     int lastAckTx = -1;
     /** Data in flight just before the last ACK arrived. */
     long pipeBeforeLastAck;
+    /** Segments the last ACK reported delivered (acknowledged, SACKed, or one for a duplicate). */
+    long lastAckDelivered;
     /** When the last ACK carrying loss evidence (duplicate, SACK, partial) arrived. */
     long lastLossEvidence = NONE;
     /**

@@ -52,13 +52,33 @@ class CongestionControlTest {
                     pipe = Math.max(0, pipe - Long.parseLong(p[2]));
                     cc.cumulativeAck(Long.parseLong(p[1]), Long.parseLong(p[2]), 0, pipe);
                 }
-                case "dup" -> cc.duplicateAck(0, pipe);
-                case "fr" -> cc.fastRetransmit(100);
+                case "dup" -> cc.duplicateAck(1, pipe);
+                case "fr" -> cc.fastRetransmit(100, 1);
                 case "rto" -> cc.timeout(100, 1_000, false);
                 default -> throw new IllegalArgumentException(e);
             }
         }
         assertEquals(state, cc.state());
         assertEquals(cwnd, cc.cwnd(), "cwnd");
+    }
+
+    /**
+     * Linux's tcp_cwnd_reduction below ssthresh: the ACK that starts a recovery is its first
+     * delivery; a duplicate ACK then lets out what was delivered and not yet sent, one segment
+     * more only for an ACK that moves the cumulative point.
+     */
+    @Test
+    void proportionalRateReductionCountsAsLinuxDoes() {
+        AnalysisConfig cfg = AnalysisConfig.builder().initialWindow(20).initialSsthresh(100).build();
+        CongestionControl cc = new CongestionControl(cfg, new DirectionStats());
+        cc.duplicateAck(1, 10);
+        cc.fastRetransmit(100, 1); // ssthresh 10
+        cc.sent(1);
+        cc.duplicateAck(1, 8);
+        assertEquals(9, cc.cwnd(), "delivered 2, sent 1: one more");
+        cc.duplicateAck(1, 8);
+        assertEquals(10, cc.cwnd(), "delivered 3, sent 1: two more");
+        cc.cumulativeAck(50, 3, 0, 5);
+        assertEquals(10, cc.cwnd(), "delivered 6, sent 1: five, and one for the cumulative point, limited to ssthresh less pipe (5)");
     }
 }
