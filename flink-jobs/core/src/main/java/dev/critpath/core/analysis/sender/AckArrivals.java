@@ -54,12 +54,14 @@ final class AckArrivals {
         s.lastAckDelivered = newlySacked;
         if (ack > s.una) {
             long acked = acknowledge(ack, t);
-            s.lastAckDelivered += acked;
+            s.lastAckDelivered = sack ? acked + newlySacked : s.scoreboard.renoAcknowledged(acked);
             s.una = ack;
             s.unaMovedBy = a;
             s.timerArmedAt = t;
-            if (s.cc.cumulativeAck(s.una, acked, newlySacked, s.scoreboard.pipe())) {
+            if (s.cc.cumulativeAck(s.una, acked, s.lastAckDelivered, s.scoreboard.pipe(), !sack)) {
                 lossEvidence = true; // partial ACK: the next hole is lost too (NewReno)
+            } else {
+                s.scoreboard.clearRenoSacked();
             }
         } else if (ack == s.una && a.p.len == 0 && !a.has(TcpFlags.SYN) && !a.has(TcpFlags.FIN)
                 && s.nxt > s.una && (s.rwnd == prevRwnd || a.p.sack != null)) {

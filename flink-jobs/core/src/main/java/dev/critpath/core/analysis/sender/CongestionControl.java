@@ -79,13 +79,17 @@ final class CongestionControl {
      * Loss end once {@code una} reaches what was sent when they began; the window grows unless
      * in Recovery.
      *
+     * @param delivered segments the ACK reported delivered, acknowledged or SACKed
+     * @param marksHeadLost a partial ACK marks the next hole lost, as Linux does without SACK
+     *                      (tcp_newreno_mark_lost): it is out of flight until re-sent, and PRR
+     *                      lets no segment more for a fresh loss
      * @return true for a partial ACK in Recovery: the next hole is lost too (NewReno)
      */
-    boolean cumulativeAck(long una, long acked, long newlySacked, long pipe) {
+    boolean cumulativeAck(long una, long acked, long delivered, long pipe, boolean marksHeadLost) {
         switch (state) {
             case RECOVERY -> {
                 if (una < recoverPoint) {
-                    prr(acked + newlySacked, pipe, true);
+                    prr(delivered, marksHeadLost ? Math.max(pipe - 1, 0) : pipe, !marksHeadLost);
                     return true;
                 }
                 state = State.OPEN;
@@ -217,9 +221,9 @@ final class CongestionControl {
     /**
      * RFC 6937 proportional rate reduction: cwnd = pipe + what may be sent for what was delivered.
      * Below ssthresh Linux (tcp_cwnd_reduction) lets one segment more only for an ACK that moved
-     * the cumulative point: a duplicate ACK sends no more than it reports delivered.
+     * the cumulative point and marked nothing lost: a duplicate ACK sends no more than it reports delivered.
      */
-    private void prr(long delivered, long pipe, boolean unaAdvanced) {
+    private void prr(long delivered, long pipe, boolean oneMore) {
         if (!cfg.prr) {
             cwnd++; // RFC 5681 window inflation per duplicate ACK
             return;
@@ -229,7 +233,7 @@ final class CongestionControl {
         if (pipe > ssthresh) {
             sndcnt = (ssthresh * prrDelivered + priorCwnd - 1) / Math.max(priorCwnd, 1) - prrOut;
         } else {
-            sndcnt = Math.min(ssthresh - pipe, Math.max(prrDelivered - prrOut, delivered) + (unaAdvanced ? 1 : 0));
+            sndcnt = Math.min(ssthresh - pipe, Math.max(prrDelivered - prrOut, delivered) + (oneMore ? 1 : 0));
         }
         sndcnt = Math.max(sndcnt, prrOut == 0 ? 1 : 0);
         cwnd = pipe + Math.max(sndcnt, 0);

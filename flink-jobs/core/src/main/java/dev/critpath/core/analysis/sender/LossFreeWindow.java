@@ -34,6 +34,6 @@ public final class LossFreeWindow {
 
     /** An ACK moved the cumulative point to {@code una}, acknowledging {@code segs} segments; {@code pipe} were in flight before it. */
     public void acked(long una, long segs, long pipe) {
-        cc.cumulativeAck(una, segs, 0, pipe);
+        cc.cumulativeAck(una, segs, segs, pipe, false);
     }
 }

@@ -98,8 +98,23 @@ final class Scoreboard {
             }
             newestAcked = s;
         }
-        renoSacked = 0;
         return acked;
+    }
+
+    /**
+     * Without SACK, after a cumulative ACK of {@code acked} segments: one filled the hole, the rest
+     * were those the duplicates stood for (Linux tcp_remove_reno_sacks); returns the segments it
+     * delivered beyond them.
+     */
+    long renoAcknowledged(long acked) {
+        long delivered = Math.max(acked - renoSacked, 1);
+        renoSacked = (int) Math.max(0, renoSacked - (acked - 1));
+        return delivered;
+    }
+
+    /** Duplicates stand for nothing once the recovery, or the disorder, is over. */
+    void clearRenoSacked() {
+        renoSacked = 0;
     }
 
     /** The highest segment the last {@link #acknowledge} removed, or null; its object is another's after the next {@link #add}. */

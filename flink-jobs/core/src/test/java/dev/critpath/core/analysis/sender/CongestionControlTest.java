@@ -1,6 +1,7 @@
 package dev.critpath.core.analysis.sender;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.AnalysisConfig;
 import dev.critpath.core.analysis.DirectionStats;
@@ -19,7 +20,7 @@ class CongestionControlTest {
         CongestionControl cc = new CongestionControl(cfg, new DirectionStats());
         cc.validate(10, 1, 100);
         for (int una = 2; una <= 26; una++) { // 25 segments acknowledged one by one
-            cc.cumulativeAck(una, 1, 0, 10);
+            cc.cumulativeAck(una, 1, 1, 10, false);
         }
         assertEquals(12, cc.cwnd(), "10 acknowledged at 10 make 11, 11 more at 11 make 12, 4 left over");
     }
@@ -50,7 +51,7 @@ class CongestionControlTest {
             switch (p[0]) {
                 case "ack" -> {
                     pipe = Math.max(0, pipe - Long.parseLong(p[2]));
-                    cc.cumulativeAck(Long.parseLong(p[1]), Long.parseLong(p[2]), 0, pipe);
+                    cc.cumulativeAck(Long.parseLong(p[1]), Long.parseLong(p[2]), Long.parseLong(p[2]), pipe, false);
                 }
                 case "dup" -> cc.duplicateAck(1, pipe);
                 case "fr" -> cc.fastRetransmit(100, 1);
@@ -78,7 +79,19 @@ class CongestionControlTest {
         assertEquals(9, cc.cwnd(), "delivered 2, sent 1: one more");
         cc.duplicateAck(1, 8);
         assertEquals(10, cc.cwnd(), "delivered 3, sent 1: two more");
-        cc.cumulativeAck(50, 3, 0, 5);
+        cc.cumulativeAck(50, 3, 3, 5, false);
         assertEquals(10, cc.cwnd(), "delivered 6, sent 1: five, and one for the cumulative point, limited to ssthresh less pipe (5)");
+    }
+
+    /** Without SACK a partial ACK marks the next hole lost (tcp_newreno_mark_lost): out of flight until re-sent, and no segment more. */
+    @Test
+    void aPartialAckWithoutSackLetsOutWhatItDelivered() {
+        AnalysisConfig cfg = AnalysisConfig.builder().initialWindow(20).initialSsthresh(100).build();
+        CongestionControl cc = new CongestionControl(cfg, new DirectionStats());
+        cc.duplicateAck(1, 10);
+        cc.fastRetransmit(100, 1); // ssthresh 10
+        cc.sent(1);
+        assertTrue(cc.cumulativeAck(50, 3, 1, 6, true), "partial");
+        assertEquals(6, cc.cwnd(), "5 in flight besides the lost hole, and the one segment delivered beyond what was sent");
     }
 }

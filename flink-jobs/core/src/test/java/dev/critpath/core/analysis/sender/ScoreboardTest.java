@@ -3,6 +3,7 @@ package dev.critpath.core.analysis.sender;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -20,7 +21,7 @@ class ScoreboardTest {
         "a SACK clears a loss mark;             lost sack:1-2001;                 0;  -1",
         "without SACK dup ACKs stand for them;  dup dup dup;                      7;  -1",
         "but never for all that are out;        ack:9001 dup dup dup;             1;  9",
-        "a new ACK forgets the dup ACKs;        dup dup ack:2001;                 8;  2",
+        "the end of a recovery forgets them;    dup dup ack:2001 clear;           8;  2",
     })
     void pipeCountsWhatIsInFlight(String what, String steps, long pipe, long lastAcked) {
         Scoreboard b = new Scoreboard();
@@ -39,11 +40,29 @@ class ScoreboardTest {
                 case "lost" -> b.markAllLost();
                 case "resend" -> b.resent(b.at(Long.parseLong(kv[1])));
                 case "dup" -> b.duplicateAck();
+                case "clear" -> b.clearRenoSacked();
                 default -> throw new IllegalArgumentException(step);
             }
         }
         assertEquals(pipe, b.pipe(), "pipe");
         assertEquals(lastAcked, acked, "segments newly acknowledged by the last ACK");
+    }
+
+    /** Linux's tcp_remove_reno_sacks: of the segments a cumulative ACK covers, one filled the hole, the rest were those duplicates stood for. */
+    @Test
+    void withoutSackAPartialAckDeliversTheHoleAndEatsTheDuplicates() {
+        Scoreboard b = new Scoreboard();
+        for (int i = 0; i < 10; i++) {
+            b.add(1 + 1000L * i, 1001 + 1000L * i, 1, i, i);
+        }
+        b.duplicateAck();
+        b.duplicateAck();
+        b.duplicateAck();
+        assertEquals(1, b.renoAcknowledged(b.acknowledge(3001)), "the hole; the other two were segments the duplicates counted");
+        assertEquals(6, b.pipe(), "7 out, one duplicate still standing for a segment above");
+        assertEquals(2, b.renoAcknowledged(b.acknowledge(6001)), "three, one of them the last duplicate's");
+        assertEquals(4, b.pipe());
+        assertEquals(3, b.renoAcknowledged(b.acknowledge(9001)), "no duplicates left: all delivered now");
     }
 
     @ParameterizedTest(name = "byte {0}")
