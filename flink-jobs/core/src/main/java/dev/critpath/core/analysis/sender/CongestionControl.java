@@ -77,23 +77,28 @@ final class CongestionControl {
     /**
      * An ACK moved the cumulative point to {@code una}. Disorder goes back to Open, Recovery and
      * Loss end once {@code una} reaches what was sent when they began; the window grows unless
-     * in Recovery.
+     * Recovery goes on.
      *
      * @param delivered segments the ACK reported delivered, acknowledged or SACKed
-     * @param marksHeadLost a partial ACK marks the next hole lost, as Linux does without SACK
-     *                      (tcp_newreno_mark_lost): it is out of flight until re-sent, and PRR
-     *                      lets no segment more for a fresh loss
+     * @param reno without SACK, as Linux's NewReno: a partial ACK marks the next hole lost
+     *             (tcp_newreno_mark_lost), out of flight until re-sent, and PRR lets no segment
+     *             more for a fresh loss; the ACK that reaches the recovery point grows nothing,
+     *             as Linux holds the recovery on it until data above is acknowledged
+     *             (tcp_try_undo_recovery, RFC 6582)
      * @return true for a partial ACK in Recovery: the next hole is lost too (NewReno)
      */
-    boolean cumulativeAck(long una, long acked, long delivered, long pipe, boolean marksHeadLost) {
+    boolean cumulativeAck(long una, long acked, long delivered, long pipe, boolean reno) {
         switch (state) {
             case RECOVERY -> {
                 if (una < recoverPoint) {
-                    prr(delivered, marksHeadLost ? Math.max(pipe - 1, 0) : pipe, !marksHeadLost);
+                    prr(delivered, reno ? Math.max(pipe - 1, 0) : pipe, !reno);
                     return true;
                 }
                 state = State.OPEN;
                 cwnd = Math.max(ssthresh, 1);
+                if (!reno) {
+                    grow(acked); // Linux's tcp_cong_control: the ACK that ends the reduction may grow the window
+                }
             }
             case LOSS -> {
                 if (una >= lossPoint) {
