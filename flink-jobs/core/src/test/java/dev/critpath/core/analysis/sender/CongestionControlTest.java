@@ -71,11 +71,7 @@ class CongestionControlTest {
      */
     @Test
     void proportionalRateReductionCountsAsLinuxDoes() {
-        AnalysisConfig cfg = AnalysisConfig.builder().initialWindow(20).initialSsthresh(100).build();
-        CongestionControl cc = new CongestionControl(cfg, new DirectionStats());
-        cc.duplicateAck(1, 10);
-        cc.fastRetransmit(100, 1); // ssthresh 10
-        cc.sent(1);
+        CongestionControl cc = recoveringFromTwenty();
         cc.duplicateAck(1, 8);
         assertEquals(9, cc.cwnd(), "delivered 2, sent 1: one more");
         cc.duplicateAck(1, 8);
@@ -87,12 +83,18 @@ class CongestionControlTest {
     /** Without SACK a partial ACK marks the next hole lost (tcp_newreno_mark_lost): out of flight until re-sent, and no segment more. */
     @Test
     void aPartialAckWithoutSackLetsOutWhatItDelivered() {
+        CongestionControl cc = recoveringFromTwenty();
+        assertTrue(cc.cumulativeAck(50, 3, 1, 6, true), "partial");
+        assertEquals(6, cc.cwnd(), "5 in flight besides the lost hole, and the one segment delivered beyond what was sent");
+    }
+
+    /** A window of 20 in fast recovery (ssthresh 10) from the third duplicate ACK, its re-send sent. */
+    private static CongestionControl recoveringFromTwenty() {
         AnalysisConfig cfg = AnalysisConfig.builder().initialWindow(20).initialSsthresh(100).build();
         CongestionControl cc = new CongestionControl(cfg, new DirectionStats());
         cc.duplicateAck(1, 10);
-        cc.fastRetransmit(100, 1); // ssthresh 10
+        cc.fastRetransmit(100, 1);
         cc.sent(1);
-        assertTrue(cc.cumulativeAck(50, 3, 1, 6, true), "partial");
-        assertEquals(6, cc.cwnd(), "5 in flight besides the lost hole, and the one segment delivered beyond what was sent");
+        return cc;
     }
 }
