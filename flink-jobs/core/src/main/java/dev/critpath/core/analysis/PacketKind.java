@@ -19,6 +19,8 @@ public enum PacketKind {
     FAST_RETRANSMIT, TIMEOUT, BACKOFF, TAIL_LOSS_PROBE,
     /** A SYN-ACK sent again in answer to the peer's repeated SYN: a re-send, but no loss its sender recognised (Linux counts no timeout). */
     SYN_ACK_AGAIN,
+    /** A FIN sent again with the acknowledgement of the peer's packet that just arrived (BSD-derived stacks): a re-send, but no loss its sender recognised. */
+    FIN_AGAIN,
     /** A re-send that repaired nothing, on evidence (a D-SACK, its earlier copy seen arriving, an ACK that left before it could arrive): the profile's spurious_retransmissions. */
     SPURIOUS;
 

@@ -2,6 +2,7 @@ package dev.critpath.core.analysis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -11,6 +12,7 @@ import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.pcap.PcapEvents;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
@@ -27,6 +29,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -217,6 +220,24 @@ class PublicLossStoriesTest {
             assertEquals(0, p.c2s.spuriousRetransmissions + p.s2c.spuriousRetransmissions,
                     p.clientPort + ": nothing shows an earlier copy arrived (tshark: none spurious)");
         }
+    }
+
+    /**
+     * BSD-derived servers set FIN on every segment while theirs is unacknowledged: acknowledging
+     * the client's FIN (tcptrace's http.dmp, frame 265, 0.7 ms after it came) or its data (zeek's
+     * reassembly.pcap, frames 8, 10 and 12) sends the FIN again. tshark flags each a
+     * retransmission; no timer sent it, and no copy of it repaired a loss.
+     */
+    @ParameterizedTest(name = "{0} port {1}")
+    @CsvSource({"blitz-tcptrace/input/http.dmp, 47492, 1", "zeek-zeek/tcp/reassembly.pcap, 2564, 3"})
+    void aFinSentAgainWithTheAckOfThePeersPacketIsNoTimeout(String file, int clientPort, int finsAgain) {
+        Steps s = Steps.run(connection(file, clientPort));
+        SenderMarks m = s.senders().marks();
+        List<Tx> again = resends(s, Direction.S2C).stream().filter(t -> t.has(TcpFlags.FIN) && t.p.len == 0).toList();
+        assertEquals(finsAgain, again.size());
+        again.forEach(t -> assertNull(m.lossCause(t), t + " answered the client's packet"));
+        assertEquals(0, s.senders().s2c().timeouts);
+        assertEquals(0, s.senders().s2c().spuriousRetransmissions);
     }
 
     /** TCPRS files its traces by the recovery they show; each trace of a folder shows that recovery. */

@@ -61,7 +61,10 @@ final class PacketMarks {
             if (marks.spurious(t)) {
                 return PacketKind.SPURIOUS;
             }
-            return marks.lossCause(t) == null ? PacketKind.SYN_ACK_AGAIN : PacketKind.resend(marks.lossCause(t));
+            if (marks.lossCause(t) == null) { // an answer to the peer's packet that repeats what it carried
+                return t.has(TcpFlags.SYN) ? PacketKind.SYN_ACK_AGAIN : PacketKind.FIN_AGAIN;
+            }
+            return PacketKind.resend(marks.lossCause(t));
         }
         if (k == TxKind.WINDOW_PROBE) {
             return PacketKind.WINDOW_PROBE;

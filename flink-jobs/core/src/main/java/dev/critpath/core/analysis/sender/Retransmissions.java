@@ -134,6 +134,22 @@ final class Retransmissions {
     }
 
     /**
+     * A FIN sent again as the acknowledgement of the peer's packet that has just arrived: BSD-derived
+     * stacks set FIN on every segment they send while their FIN is unacknowledged, so acknowledging
+     * the peer's FIN (or data) repeats it. No timer sent it and no loss was recognised: a re-send
+     * (tcptrace and tshark count it) whose path runs through that packet's arrival like any answer's.
+     */
+    private boolean answersPeer(Tx r, int prevIdx) {
+        if (prevIdx < 0 || !r.has(TcpFlags.FIN) || r.p.len > 0 || s.lastAckTx < 0) {
+            return false;
+        }
+        Tx prev = s.txs.get(prevIdx);
+        Tx peer = s.txs.get(s.lastAckTx);
+        return prev.has(TcpFlags.FIN) && r.p.ack > prev.p.ack && peer.end() == r.p.ack && peer.end() > peer.seq()
+                && r.dep() - peer.arr() <= s.cfg.ackTriggerSlackUs;
+    }
+
+    /**
      * The first SYN/ACK a sensor saw of an unwatched server, when it echoes the client's earlier SYN
      * though the client had sent a later one before it arrived: the server got the earlier SYN and
      * answered it, and that answer never reached the sensor. This one answers the later SYN if it
@@ -170,6 +186,16 @@ final class Retransmissions {
     void resent(Tx r, long t, int prevIdx) {
         s.stats.retransmissions++;
         s.stats.retransmittedBytes += r.p.len;
+        if (answersPeer(r, prevIdx)) {
+            s.marks.resent(r, prevIdx, null);
+            s.marks.liberator(r, s.lastAckTx);
+            Scoreboard.Segment fin = s.scoreboard.at(r.seq());
+            if (fin != null) {
+                fin.everRetransmitted = true; // Karn: its ACK times neither copy
+            }
+            s.sent.add(r);
+            return;
+        }
         boolean originalCaptured = prevIdx >= 0;
         if (originalCaptured) {
             s.resends.add(r, s.txs.get(prevIdx));

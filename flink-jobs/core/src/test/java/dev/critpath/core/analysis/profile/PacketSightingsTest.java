@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class PacketSightingsTest {
     private static final Set<PacketKind> RESENDS = Set.of(PacketKind.FAST_RETRANSMIT, PacketKind.TIMEOUT, PacketKind.BACKOFF,
-            PacketKind.TAIL_LOSS_PROBE, PacketKind.SYN_ACK_AGAIN, PacketKind.SPURIOUS);
+            PacketKind.TAIL_LOSS_PROBE, PacketKind.SYN_ACK_AGAIN, PacketKind.FIN_AGAIN, PacketKind.SPURIOUS);
 
     @Test
     void eachSensorHasARowPerPacketItCaptured() {

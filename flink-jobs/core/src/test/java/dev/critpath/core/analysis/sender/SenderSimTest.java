@@ -8,6 +8,7 @@ import dev.critpath.core.analysis.DirectionStats;
 import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
+import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.HandTrace;
 import dev.critpath.core.testing.Steps;
 import java.util.Comparator;
@@ -199,6 +200,41 @@ class SenderSimTest {
         DirectionStats server = Steps.run(h.clientSensorOnly()).senders().s2c();
         assertEquals(1, server.retransmissions);
         assertEquals(timeouts, server.timeouts);
+    }
+
+    /**
+     * A close as BSD-derived stacks make it (tcptrace's http.dmp): the server's FIN crosses the
+     * client's. Acknowledging the client's FIN 50 µs after it came, the server sends its FIN again
+     * (FIN goes on every segment while it is unacknowledged): a re-send answering that FIN, no
+     * timer, from either capture. With its first FIN lost and the copy 300 ms later, its timer sent it.
+     */
+    @ParameterizedTest(name = "first FIN lost {0}, again {1} ms after the client's FIN arrived: {2}")
+    @CsvSource({"false, 0.05, ", "true, 270.1, TIMEOUT"})
+    void aFinSentAgainAcknowledgingThePeersFinAnswersIt(boolean firstLost, double afterClientFinMs, LossCause cause) {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r + 0.1).data(1000);
+        h.c(r + 30.2).fin();
+        HandTrace.P fin = h.s(r + 30.3).fin();
+        if (firstLost) {
+            fin.lost();
+        }
+        double again = r + 60.2 + afterClientFinMs;
+        h.s(again).resend(1001, 0).fin();
+        h.c(again + 30.1);
+        // the client's sensor alone never sees a lost first FIN: what it tells is the answer case
+        List<Steps> runs = firstLost ? List.of(Steps.run(h.bothSensors())) : List.of(Steps.run(h.bothSensors()), Steps.run(h.clientSensorOnly()));
+        for (Steps s : runs) {
+            SenderMarks marks = s.senders().marks();
+            List<Tx> fins = serverSends(s.timeline(), t -> t.has(TcpFlags.FIN));
+            Tx last = fins.get(fins.size() - 1);
+            assertEquals(TxKind.RETRANSMISSION, marks.kind(last));
+            assertEquals(cause, marks.lossCause(last));
+            DirectionStats server = s.senders().s2c();
+            assertEquals(1, server.retransmissions, "tcptrace and tshark count it a re-send");
+            assertEquals(cause == null ? 0 : 1, server.timeouts);
+            assertEquals(0, server.spuriousRetransmissions, "no loss repaired, none claimed");
+        }
     }
 
     /**
