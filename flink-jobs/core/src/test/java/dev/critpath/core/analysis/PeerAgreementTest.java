@@ -150,6 +150,29 @@ class PeerAgreementTest {
         return out;
     }
 
+    /**
+     * What no capture can make true: time unaccounted for or counted twice, time nothing on the
+     * path explains (a re-send taken for a loss that was the answer to a packet left a gap), more
+     * timer expiries than the minimum RTO lets fit into the connection.
+     */
+    @Test
+    void everyConnectionsTimeIsAccountedOnceAndExplained() {
+        long minRtoUs = AnalysisConfig.defaults().rtoMinUs;
+        List<String> off = new ArrayList<>();
+        for (Row r : ROWS) {
+            for (ConnectionProfile p : r.instances()) {
+                long timersFit = p.durationUs() / minRtoUs + 1;
+                if (p.times.total() != p.durationUs() || p.times.get(Category.UNKNOWN) != 0
+                        || Category.ALL.stream().anyMatch(c -> p.times.get(c) < 0)
+                        || p.c2s.timeouts + p.c2s.backoffs > timersFit || p.s2c.timeouts + p.s2c.backoffs > timersFit) {
+                    off.add(r.name() + ": " + p.times + " in " + p.durationUs() + " us, timer expiries " + (p.c2s.timeouts + p.c2s.backoffs)
+                            + " and " + (p.s2c.timeouts + p.s2c.backoffs));
+                }
+            }
+        }
+        assertTrue(off.isEmpty(), off.size() + " connections: " + off);
+    }
+
     @Test
     void uniqueBytesAgreeWithTcptraceSaveZeroWindowProbeData() {
         List<String> off = new ArrayList<>();
