@@ -224,7 +224,7 @@ class PublicLossStoriesTest {
 
     /**
      * BSD-derived servers set FIN on every segment while theirs is unacknowledged: acknowledging
-     * the client's FIN (tcptrace's http.dmp, frame 265, 0.7 ms after it came) or its data (zeek's
+     * the client's FIN (tcptrace's http.dmp: frame 265 acknowledges frame 262) or its data (zeek's
      * reassembly.pcap, frames 8, 10 and 12) sends the FIN again. tshark flags each a
      * retransmission; no timer sent it, and no copy of it repaired a loss.
      */
