@@ -145,7 +145,7 @@ final class Retransmissions {
         }
         Tx prev = s.txs.get(prevIdx);
         Tx peer = s.txs.get(s.lastAckTx);
-        return prev.has(TcpFlags.FIN) && r.p.ack > prev.p.ack && peer.end() == r.p.ack && peer.end() > peer.seq()
+        return prev.has(TcpFlags.FIN) && r.p.ack > prev.p.ack && peer.p.carriesSeqSpace() && peer.end() == r.p.ack
                 && r.dep() - peer.arr() <= s.cfg.ackTriggerSlackUs;
     }
 
