@@ -23,7 +23,7 @@ import critpath_sql  # noqa: E402
 # what a packet is, as the `packets` table's kind says; segments are drawn in their own direction's
 # panel, acknowledgements as points on the ACK line of the other direction's
 SEGMENT_KINDS = ("data", "syn", "fin", "rst", "window_probe", "keepalive",
-                 "fast_retransmit", "timeout", "backoff", "tail_loss_probe", "syn_ack_again", "fin_again",
+                 "fast_retransmit", "timeout", "backoff", "tail_loss_probe", "path_mtu", "syn_ack_again", "fin_again",
                  "spurious")
 ACK_KINDS = ("ack", "dup_ack", "zero_window")
 KIND_STYLE = {  # colour, plotly marker, matplotlib marker (acknowledgements only)
@@ -37,6 +37,7 @@ KIND_STYLE = {  # colour, plotly marker, matplotlib marker (acknowledgements onl
     "timeout": ("#d62728", "line-ew", None),
     "backoff": ("#7b0000", "line-ew", None),
     "tail_loss_probe": ("#9467bd", "line-ew", None),
+    "path_mtu": ("#17becf", "line-ew", None),
     "syn_ack_again": ("#555555", "line-ew", None),
     "fin_again": ("#555555", "line-ew", None),
     "spurious": ("#e377c2", "line-ew", None),

@@ -17,7 +17,7 @@ public enum Category {
     QUEUING,
     /** Time lost to losses recognised by the retransmission timer (incl. tail loss probes). */
     LOSS_TIMEOUT,
-    /** Time lost to losses recognised by duplicate ACKs / SACK. */
+    /** Time lost to losses recognised without a timer: by duplicate ACKs / SACK, or the network's "packet too big". */
     LOSS_FAST_RETRANSMIT,
     /** Extra timer rounds for the same segment (exponential backoff). */
     LOSS_BACKOFF,

@@ -26,6 +26,8 @@ public final class DirectionStats implements Serializable {
     /** Re-sends clocked by ACKs after a timeout (Linux TCPSlowStartRetrans). */
     public long slowStartRetransmits;
     public long tailLossProbes;
+    /** Re-sends in smaller packets after the network's "packet too big" (no timer, no loss evidence). */
+    public long pathMtuRetransmits;
     /** Tail loss probes whose timing an RTO fits as well: probe or timeout, the timing cannot tell. */
     public long probesOrTimeouts;
     /** Retransmissions whose earlier copy had reached the receiver (ACK loss, spurious timers). */
@@ -87,6 +89,7 @@ public final class DirectionStats implements Serializable {
         m.backoffs = backoffs + next.backoffs;
         m.slowStartRetransmits = slowStartRetransmits + next.slowStartRetransmits;
         m.tailLossProbes = tailLossProbes + next.tailLossProbes;
+        m.pathMtuRetransmits = pathMtuRetransmits + next.pathMtuRetransmits;
         m.probesOrTimeouts = probesOrTimeouts + next.probesOrTimeouts;
         m.spuriousRetransmissions = spuriousRetransmissions + next.spuriousRetransmissions;
         m.dupAcksReceived = dupAcksReceived + next.dupAcksReceived;

@@ -9,5 +9,10 @@ public enum LossCause {
     /** The timer again for the same segment, with no progress since: exponential backoff. */
     BACKOFF,
     /** Linux tail loss probe: a timer shorter than the RTO re-sends the last segment. */
-    TAIL_LOSS_PROBE
+    TAIL_LOSS_PROBE,
+    /**
+     * The network's "packet too big" (ICMP fragmentation needed): the sender re-sends at once, in
+     * smaller segments (Linux's tcp_simple_retransmit, which counts no timeout).
+     */
+    PATH_MTU
 }

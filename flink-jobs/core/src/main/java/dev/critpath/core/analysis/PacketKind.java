@@ -16,7 +16,7 @@ public enum PacketKind {
     WINDOW_PROBE,
     KEEPALIVE,
     /** Re-sends, by how the sender recognised the loss (the profile's counts of each). */
-    FAST_RETRANSMIT, TIMEOUT, BACKOFF, TAIL_LOSS_PROBE,
+    FAST_RETRANSMIT, TIMEOUT, BACKOFF, TAIL_LOSS_PROBE, PATH_MTU,
     /** A SYN-ACK sent again in answer to the peer's repeated SYN: a re-send, but no loss its sender recognised (Linux counts no timeout). */
     SYN_ACK_AGAIN,
     /** A FIN sent again with the acknowledgement of the peer's packet that just arrived (BSD-derived stacks): a re-send, but no loss its sender recognised. */
@@ -38,6 +38,7 @@ public enum PacketKind {
             case TIMEOUT -> TIMEOUT;
             case BACKOFF -> BACKOFF;
             case TAIL_LOSS_PROBE -> TAIL_LOSS_PROBE;
+            case PATH_MTU -> PATH_MTU;
         };
     }
 }

@@ -84,6 +84,8 @@ final class BuiltinRules {
             c.put("timeouts", p.timeouts());
             c.put("backoffs", p.backoffs());
             c.put("tail_loss_probes", probes);
+            long packetTooBig = p.c2s.pathMtuRetransmits + p.s2c.pathMtuRetransmits;
+            c.put("path_mtu_retransmits", packetTooBig);
             if (p.retransmissions() == 0) {
                 return RuleOutcome.pass(c);
             }
@@ -91,6 +93,7 @@ final class BuiltinRules {
             return RuleOutcome.fail(c, p.retransmissions() + " retransmission" + (p.retransmissions() == 1 ? "" : "s")
                     + " (" + p.fastRetransmits() + " fast, " + p.timeouts() + " timeout, " + p.backoffs() + " backoff, "
                     + probes + " tail probe" + (ambiguous == 0 ? "" : ", " + ambiguous + " of them probe or timeout: the timing fits both")
+                    + (packetTooBig == 0 ? "" : ", " + packetTooBig + " smaller at once: the path's MTU")
                     + "), costing " + ms(p.times.loss()) + " on the critical path, " + ms(p.costs.lossCostUs())
                     + " with the rounds it took from the window (the connection played again without it)");
         }

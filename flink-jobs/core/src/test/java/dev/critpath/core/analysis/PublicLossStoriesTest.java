@@ -240,6 +240,29 @@ class PublicLossStoriesTest {
         assertEquals(0, s.senders().s2c().spuriousRetransmissions);
     }
 
+    /**
+     * packetpioneer's PMTUD.pcapng: five 1514-byte frames leave the Windows server (frames
+     * 114-118), a router answers "fragmentation needed" (119, 125-127), and 1.7 ms later the server
+     * re-sends their bytes in 1364- and 204-byte frames (120-124) with no ACK in between: the
+     * path's MTU, not a timer. The timer's first re-send of the same bytes, 490 ms on (134), is a
+     * timeout, not a backoff.
+     */
+    @Test
+    void piecesReSentAtOnceAfterFragmentationNeededAreThePathMtus() {
+        Steps s = Steps.run(connection("packetpioneer-youtube/PMTUD.pcapng", 1935));
+        SenderMarks m = s.senders().marks();
+        List<Tx> tooBig = resends(s, Direction.S2C).stream().filter(t -> m.lossCause(t) == LossCause.PATH_MTU).toList();
+        assertEquals(5, tooBig.size());
+        for (Tx piece : tooBig) {
+            Tx original = s.timeline().txs.get(m.rtxOf(piece));
+            assertTrue(piece.p.len < original.p.len && piece.dep() - original.dep() < 2_000, piece + " re-sends part of " + original + " at once");
+        }
+        Tx first = tooBig.get(0);
+        Tx again = resends(s, Direction.S2C).stream().filter(t -> t.seq() == first.seq() && t.dep() > first.dep()).findFirst().orElseThrow();
+        assertEquals(LossCause.TIMEOUT, m.lossCause(again));
+        assertEquals(5, s.senders().s2c().pathMtuRetransmits);
+    }
+
     /** TCPRS files its traces by the recovery they show; each trace of a folder shows that recovery. */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fastretransmit", "forwardacknowledgement", "rto"})

@@ -66,7 +66,7 @@ public final class ArcCategories {
                 }
             }
             case LOSS -> ct.add(switch (marks.lossCause(child)) {
-                case FAST_RETRANSMIT -> Category.LOSS_FAST_RETRANSMIT;
+                case FAST_RETRANSMIT, PATH_MTU -> Category.LOSS_FAST_RETRANSMIT;
                 case BACKOFF -> Category.LOSS_BACKOFF;
                 default -> Category.LOSS_TIMEOUT;
             }, w);

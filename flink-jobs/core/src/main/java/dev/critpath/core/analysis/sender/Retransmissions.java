@@ -182,6 +182,18 @@ final class Retransmissions {
         s.stats.countTimer(LossCause.TIMEOUT);
     }
 
+    /**
+     * A piece of a captured copy, re-sent within a round trip of it with no ACK reporting a loss
+     * and too soon for any timer: only the network's "packet too big" tells a sender that quickly,
+     * and it re-sends what the path now carries (ICMP is not among the packet events).
+     */
+    private boolean afterPacketTooBig(Tx r, Tx prev, long t) {
+        long minRtt = s.rtt.minRtt();
+        return prev != null && r.p.len > 0 && r.p.len < prev.p.len && r.seq() >= prev.seq() && r.end() <= prev.end()
+                && (s.lastLossEvidence == NONE || s.lastLossEvidence < prev.dep())
+                && !losses.timerCouldFire(t, s.timerArmedAt) && (minRtt <= 0 || t - prev.dep() < minRtt);
+    }
+
     /** Data sent before, again; prevIdx is the copy it repeats, or -1 when none was captured. */
     void resent(Tx r, long t, int prevIdx) {
         s.stats.retransmissions++;
@@ -215,7 +227,7 @@ final class Retransmissions {
             case UNKNOWN -> s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
         };
         LossClassifier.Seen seen = seen();
-        LossCause cause = timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
+        LossCause cause = afterPacketTooBig(r, prev, t) ? LossCause.PATH_MTU : timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
             case RELEASED -> LossCause.FAST_RETRANSMIT;
             case TIMER -> losses.timerCause(t, r.end(), seg, seen);
             default -> losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
@@ -228,6 +240,10 @@ final class Retransmissions {
             // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
             s.stats.slowStartRetransmits++;
             s.marks.liberator(r, s.lastAckTx);
+        } else if (cause == LossCause.PATH_MTU) {
+            // Linux leaves the window alone: the bytes in flight did not grow, only their packets shrank
+            s.stats.pathMtuRetransmits++;
+            s.marks.lossArc(r, true);
         } else if (cause == LossCause.FAST_RETRANSMIT) {
             s.stats.fastRetransmits++;
             s.marks.lossArc(r, s.cc.state() != CongestionControl.State.RECOVERY); // later re-sends of the recovery are released by ACKs

@@ -203,6 +203,34 @@ class SenderSimTest {
     }
 
     /**
+     * A 1400-byte segment too big for the path: the router's ICMP "packet too big" comes back
+     * within the round trip and the server re-sends the bytes at once as 1300 + 100 (PMTUD.pcapng's
+     * Windows server, Linux's tcp_simple_retransmit): no timer, no ACK, so neither a timeout nor a
+     * fast retransmit. The same pieces after the minimum RTO are the timer's; a same-size copy that
+     * soon is no path MTU's.
+     */
+    @ParameterizedTest(name = "re-sent {0} ms later as {1} + {2} bytes: {3}")
+    @CsvSource({"1.7, 1300, 100, PATH_MTU", "250, 1300, 100, TIMEOUT", "1.7, 1400, 0, TIMEOUT"})
+    void piecesOfASegmentReSentAtOnceAreThePathMtus(double afterMs, int first, int second, LossCause cause) {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r + 0.1).data(1400).lost();
+        h.s(r + afterMs).resend(1, first);
+        if (second > 0) {
+            h.s(r + afterMs + 0.01).resend(1 + first, second);
+        }
+        h.c(r + afterMs + 30.11);
+        for (Steps s : List.of(Steps.run(h.bothSensors()), Steps.run(h.serverSensorOnly()))) {
+            SenderMarks marks = s.senders().marks();
+            Tx piece = serverSends(s.timeline(), t -> t.isData() && marks.kind(t) == TxKind.RETRANSMISSION).get(0);
+            assertEquals(cause, marks.lossCause(piece));
+            DirectionStats server = s.senders().s2c();
+            assertEquals(cause == LossCause.PATH_MTU ? 2 : 0, server.pathMtuRetransmits);
+            assertEquals(cause == LossCause.TIMEOUT ? 1 : 0, server.timeouts, "Linux counts no timeout for it");
+        }
+    }
+
+    /**
      * A close as BSD-derived stacks make it (tcptrace's http.dmp): the server's FIN crosses the
      * client's. Acknowledging the client's FIN 50 µs after it came, the server sends its FIN again
      * (FIN goes on every segment while it is unacknowledged): a re-send answering that FIN, no
