@@ -266,6 +266,35 @@ class HandTraceAnalysisTest {
         assertEquals(520_000, p.times.get(Category.LOSS_BACKOFF));
     }
 
+    /**
+     * zeek's http/206_example_b.pcap: the client falls silent and the server re-sends two segments
+     * on each timer expiry. The second of each pair left on that expiry, not on the client's last
+     * ACK long before: the wait is the timers' (loss), not the server's, and one expiry counts once.
+     */
+    @ParameterizedTest
+    @EnumSource(value = CaptureMode.class, names = {"TWO_POINT", "SERVER_SIDE"}) // the client's capture sees none of the lost copies
+    void segmentsReSentTogetherOnOneTimerExpiryWaitedOnTheTimer(CaptureMode mode) {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r + 0.1).data(1000).lost();
+        h.s(r + 0.11).data(1000).lost();
+        double rtx1 = r + 0.1 + 300;
+        double rtx2 = rtx1 + 600;
+        h.s(rtx1).resend(1, 1000).lost();
+        h.s(rtx1 + 0.01).resend(1001, 1000).lost();
+        h.s(rtx2).resend(1, 1000);
+        h.s(rtx2 + 0.01).resend(1001, 1000);
+        h.c(rtx2 + 30.02);
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.trace(mode)));
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.timeouts());
+        assertEquals(1, p.backoffs());
+        long loss = p.times.get(Category.LOSS_TIMEOUT) + p.times.get(Category.LOSS_BACKOFF);
+        assertTrue(loss >= 899_000, "the timers' 900 ms on the path: " + p.times);
+        assertTrue(p.times.get(Category.SERVER) + p.times.get(Category.SERVER_OR_QUEUING) < 1_000, "no server stall: " + p.times);
+    }
+
     @Test
     void aLostAckCostsATimeoutAndASpuriousResend() {
         HandTrace h = new HandTrace(30, 30);

@@ -70,8 +70,14 @@ class PublicLossStoriesTest {
     /** Re-sends where a retransmission timer fired (timeout or backoff). */
     private static List<Tx> timerEvents(Steps s, Direction dir) {
         SenderMarks m = s.senders().marks();
-        return resends(s, dir).stream().filter(t -> m.lossArc(t)
+        return resends(s, dir).stream().filter(t -> m.lossArc(t) && !ridesAnotherResend(s, t)
                 && (m.lossCause(t) == LossCause.TIMEOUT || m.lossCause(t) == LossCause.BACKOFF)).toList();
+    }
+
+    /** A re-send that left on the timer expiry that sent another: its loss arc starts at that one. */
+    private static boolean ridesAnotherResend(Steps s, Tx t) {
+        int from = s.senders().marks().lossArcFrom(t);
+        return from >= 0 && s.senders().marks().kind(s.timeline().txs.get(from)) == TxKind.RETRANSMISSION;
     }
 
     /** A timer restarts when it fires: two expiries cannot come closer than the minimum RTO. */
@@ -261,6 +267,41 @@ class PublicLossStoriesTest {
         Tx again = resends(s, Direction.S2C).stream().filter(t -> t.seq() == first.seq() && t.dep() > first.dep()).findFirst().orElseThrow();
         assertEquals(LossCause.TIMEOUT, m.lossCause(again));
         assertEquals(5, s.senders().s2c().pathMtuRetransmits);
+    }
+
+    /**
+     * zeek's http/206_example_b.pcap, the client's capture: after 1.41 s the client sends nothing
+     * more, and the server re-sends two segments (frames 1277-1301) on each expiry of its timer,
+     * backing off from 0.28 s to 15.6 s, until its RST at 82.3 s. The 65 s are the timers', not a
+     * server stall: the second of each pair left on the same expiry as the first, not on the
+     * client's last ACK.
+     */
+    @Test
+    void aServerBackingOffOnASilentClientWaitsOnItsTimers() {
+        ConnectionResult r = Screen.defaults().apply(ANALYZER.analyze(connection("zeek-zeek/http/206_example_b.pcap", 3254)));
+        ConnectionProfile p = r.profile();
+        assertTrue(p.times.get(Category.LOSS_BACKOFF) > 60_000_000, "the backed-off timers: " + p.times);
+        assertTrue(p.times.get(Category.SERVER_OR_QUEUING) < 1_000_000, "no server stall: " + p.times);
+        assertFalse(r.verdict().failedRules().contains("no_server_stall"), r.verdict().failedRules().toString());
+        assertEquals(11, p.backoffs());
+    }
+
+    /**
+     * TCPRS's rto008.trace: in the recovery after a timeout the server re-sends within 0.1 ms of
+     * the client's ACKs (frames 30-32 after 29, 57-59 after 56, each ACK with SACK blocks): those
+     * ACKs released them. Its timers fired on the SYN/ACK twice and on the data twice (frames 25 and
+     * 51, seconds after the last ACK).
+     */
+    @Test
+    void reSendsRightAfterAnAckInATimeoutsRecoveryAreReleasedByIt() {
+        Steps s = Steps.run(connection("zeek-zeek/tcprs-0d81bfc/rto/rto008.trace", 3680));
+        List<Tx> timers = timerEvents(s, Direction.S2C);
+        assertEquals(4, timers.size(), "two SYN/ACKs and two data re-sends: " + timers);
+        assertTimersAtLeastTheMinimumRtoApart(timers);
+        for (Tx t : timers) {
+            assertTrue(s.timeline().txs.stream().noneMatch(a -> a.c2s() && a.arr() <= t.dep() && t.dep() - a.arr() < 2_000),
+                    t + " left within 2 ms of an ACK's arrival");
+        }
     }
 
     /** TCPRS files its traces by the recovery they show; each trace of a folder shows that recovery. */

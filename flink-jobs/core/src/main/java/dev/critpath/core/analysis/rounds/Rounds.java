@@ -353,8 +353,8 @@ public final class Rounds {
         long at = t.dep();
         int rtxOf = marks.rtxOf(t);
         if (marks.lossArc(t) && rtxOf >= 0 && txs[rtxOf].dep() != Tx.NONE && txs[rtxOf].dep() <= at) {
-            int lostWith = marks.lostWith(t);
-            link(node, dep(lostWith >= 0 ? lostWith : rtxOf), PathArc.Kind.LOSS);
+            int from = marks.lossArcFrom(t);
+            link(node, dep(from >= 0 ? from : rtxOf), PathArc.Kind.LOSS);
             return;
         }
         if (t.has(TcpFlags.SYN) && !t.has(TcpFlags.ACK)) {

@@ -21,6 +21,9 @@ final class Retransmissions {
     private boolean clockMade;
     /** When the timer last fired, on that clock. */
     private long lastTimerAt = Long.MIN_VALUE;
+    /** The timer's last re-send (-1: none yet), and which expiry sent it. */
+    private int lastTimerResend = -1;
+    private LossCause lastTimerCause;
 
     /** @param clockOf the unwatched sender's direction, whose own clock may tell its re-sends apart; null when the sender is watched */
     Retransmissions(SenderState s, boolean sack, Direction clockOf) {
@@ -224,10 +227,14 @@ final class Retransmissions {
         boolean timeoutRecovery = switch (verdict) {
             case TIMEOUT_RECOVERY -> true;
             case RELEASED, TIMER -> false;
-            case UNKNOWN -> s.cc.state() == CongestionControl.State.LOSS && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt));
+            case UNKNOWN -> s.cc.state() == CongestionControl.State.LOSS
+                    && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt) || s.lastAckTime != NONE && t - s.lastAckTime <= s.cfg.ackTriggerSlackUs);
         };
+        // no ACK came since the timer's re-send: what left with it went out on the same expiry (stacks that re-send more than one segment then)
+        boolean rodeTheTimer = timeoutRecovery && lastTimerResend >= 0 && (s.lastAckTime == NONE || s.lastAckTime < s.txs.get(lastTimerResend).dep());
         LossClassifier.Seen seen = seen();
-        LossCause cause = afterPacketTooBig(r, prev, t) ? LossCause.PATH_MTU : timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
+        LossCause cause = afterPacketTooBig(r, prev, t) ? LossCause.PATH_MTU : rodeTheTimer ? lastTimerCause
+                : timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
             case RELEASED -> LossCause.FAST_RETRANSMIT;
             case TIMER -> losses.timerCause(t, r.end(), seg, seen);
             default -> losses.classify(t, r.end(), prev == null ? NONE : prev.dep(), seg, seen);
@@ -237,9 +244,14 @@ final class Retransmissions {
             s.stats.probesOrTimeouts++;
         }
         if (timeoutRecovery) {
-            // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
             s.stats.slowStartRetransmits++;
-            s.marks.liberator(r, s.lastAckTx);
+            if (rodeTheTimer) {
+                s.marks.lossArc(r, true);
+                s.marks.lossArcFrom(r, lastTimerResend);
+            } else {
+                // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
+                s.marks.liberator(r, s.lastAckTx);
+            }
         } else if (cause == LossCause.PATH_MTU) {
             // Linux leaves the window alone: the bytes in flight did not grow, only their packets shrank
             s.stats.pathMtuRetransmits++;
@@ -258,6 +270,8 @@ final class Retransmissions {
             }
             s.marks.lossArc(r, true);
             s.timerArmedAt = t;
+            lastTimerResend = r.idx();
+            lastTimerCause = cause;
             timerFired(r);
             if (cause != LossCause.TAIL_LOSS_PROBE) {
                 s.cc.timeout(s.nxt, t, cause == LossCause.BACKOFF);

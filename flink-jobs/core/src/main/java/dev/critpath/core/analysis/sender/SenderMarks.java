@@ -31,8 +31,8 @@ public final class SenderMarks {
     // what re-sends alone have, made at the first (most connections re-send nothing)
     private int[] rtxOf;
     private LossCause[] lossCause;
-    /** For a re-send whose first copy no sensor saw, the captured segment that copy left right after, or -1; made at the first. */
-    private int[] lostWith;
+    /** Where a re-send's loss arc starts when not at its earlier copy's departure, or -1; made at the first. */
+    private int[] lossArcFrom;
     /** Each direction's segment size, C2S first. */
     private final int[] segmentSize = new int[2];
 
@@ -85,19 +85,22 @@ public final class SenderMarks {
     }
 
     /**
-     * For a re-send whose first copy no sensor saw, the captured segment just below it when that
-     * copy left right after it (the window allowed it then), else -1: the lost copy is then taken
-     * as leaving with {@link #rtxOf}, the first segment above it.
+     * Where a re-send's loss arc starts when not at its earlier copy's departure, else -1: for one
+     * whose first copy no sensor saw, the captured segment just below it when that copy left right
+     * after it (the window allowed it then; otherwise the lost copy is taken as leaving with
+     * {@link #rtxOf}, the first segment above it); for one that left on the timer expiry that sent
+     * another re-send, that re-send (it waited on the timer, not since its own copy, which may
+     * have arrived).
      */
-    public int lostWith(Tx t) {
-        return lostWith == null ? -1 : lostWith[t.idx()];
+    public int lossArcFrom(Tx t) {
+        return lossArcFrom == null ? -1 : lossArcFrom[t.idx()];
     }
 
-    void lostWith(Tx t, int below) {
-        if (lostWith == null) {
-            lostWith = noTransmissions(kind.length);
+    void lossArcFrom(Tx t, int from) {
+        if (lossArcFrom == null) {
+            lossArcFrom = noTransmissions(kind.length);
         }
-        lostWith[t.idx()] = below;
+        lossArcFrom[t.idx()] = from;
     }
 
     /** How the sender recognised the loss a re-send repairs; null for anything else (a SYN-ACK answering a repeated SYN too). */

@@ -315,7 +315,7 @@ public final class SenderSim {
         }
         int allowedBy = s.liberations.liberatorFor(x.end(), -1);
         if (allowedBy >= 0 && s.txs.get(allowedBy).arr() != Tx.NONE && s.txs.get(allowedBy).arr() <= s.txs.get(below).dep()) {
-            s.marks.lostWith(x, below);
+            s.marks.lossArcFrom(x, below);
         }
     }
 
