@@ -230,8 +230,9 @@ final class Retransmissions {
             case UNKNOWN -> s.cc.state() == CongestionControl.State.LOSS
                     && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt) || s.lastAckTime != NONE && t - s.lastAckTime <= s.cfg.ackTriggerSlackUs);
         };
-        // no ACK came since the timer's re-send: what left with it went out on the same expiry (stacks that re-send more than one segment then)
-        boolean rodeTheTimer = timeoutRecovery && lastTimerResend >= 0 && (s.lastAckTime == NONE || s.lastAckTime < s.txs.get(lastTimerResend).dep());
+        // no ACK came since the timer's re-send and the sender's clock names none: it left on the same expiry (stacks that re-send more than one segment then)
+        boolean rodeTheTimer = timeoutRecovery && verdict == SenderClock.Verdict.UNKNOWN && lastTimerResend >= 0
+                && (s.lastAckTime == NONE || s.lastAckTime < s.txs.get(lastTimerResend).dep());
         LossClassifier.Seen seen = seen();
         LossCause cause = afterPacketTooBig(r, prev, t) ? LossCause.PATH_MTU : rodeTheTimer ? lastTimerCause
                 : timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
