@@ -244,7 +244,11 @@ final class Retransmissions {
         if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen)) {
             s.stats.probesOrTimeouts++;
         }
-        if (timeoutRecovery) {
+        if (cause == LossCause.PATH_MTU) {
+            // Linux leaves the window alone: the bytes in flight did not grow, only their packets shrank
+            s.stats.pathMtuRetransmits++;
+            s.marks.lossArc(r, true);
+        } else if (timeoutRecovery) {
             s.stats.slowStartRetransmits++;
             if (rodeTheTimer) {
                 s.marks.lossArc(r, true);
@@ -253,10 +257,6 @@ final class Retransmissions {
                 // go-back-N after a timeout, released by an ACK: the timer re-send carries the loss
                 s.marks.liberator(r, s.lastAckTx);
             }
-        } else if (cause == LossCause.PATH_MTU) {
-            // Linux leaves the window alone: the bytes in flight did not grow, only their packets shrank
-            s.stats.pathMtuRetransmits++;
-            s.marks.lossArc(r, true);
         } else if (cause == LossCause.FAST_RETRANSMIT) {
             s.stats.fastRetransmits++;
             s.marks.lossArc(r, s.cc.state() != CongestionControl.State.RECOVERY); // later re-sends of the recovery are released by ACKs

@@ -230,6 +230,27 @@ class SenderSimTest {
         }
     }
 
+    /** The same after the timer re-sent the segment whole: the pieces are still the path MTU's, counted as such, one timeout. */
+    @Test
+    void piecesAfterATimersWholeReSendAreThePathMtus() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r + 0.1).data(1400).lost();
+        h.s(r + 300.1).resend(1, 1400).lost();
+        h.s(r + 301.8).resend(1, 1300);
+        h.s(r + 301.81).resend(1301, 100);
+        h.c(r + 331.92);
+        for (Steps s : List.of(Steps.run(h.bothSensors()), Steps.run(h.serverSensorOnly()))) {
+            SenderMarks marks = s.senders().marks();
+            List<Tx> pieces = serverSends(s.timeline(), t -> t.isData() && t.p.len < 1400);
+            pieces.forEach(t -> assertEquals(LossCause.PATH_MTU, marks.lossCause(t)));
+            DirectionStats server = s.senders().s2c();
+            assertEquals(2, server.pathMtuRetransmits);
+            assertEquals(1, server.timeouts);
+            assertEquals(0, server.slowStartRetransmits, "no ACK released them");
+        }
+    }
+
     /**
      * A close as BSD-derived stacks make it (tcptrace's http.dmp): the server's FIN crosses the
      * client's. Acknowledging the client's FIN 50 µs after it came, the server sends its FIN again
