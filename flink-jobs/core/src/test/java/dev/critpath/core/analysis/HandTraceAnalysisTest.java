@@ -295,6 +295,25 @@ class HandTraceAnalysisTest {
         assertTrue(p.times.get(Category.SERVER) + p.times.get(Category.SERVER_OR_QUEUING) < 1_000, "no server stall: " + p.times);
     }
 
+    /** The client's own data arriving just before the server's backed-off re-send released nothing: the timer sent it. */
+    @Test
+    void thePeersDataJustBeforeABackedOffReSendDoesNotReleaseIt() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r + 0.1).data(1000).lost();
+        h.s(r + 300.1).resend(1, 1000).lost();
+        h.c(r + 900.1 - 30 - 0.6).data(100);
+        h.s(r + 900.1).resend(1, 1000);
+        h.c(r + 930.2);
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.timeouts());
+        assertEquals(1, p.backoffs());
+        assertEquals(300_000, p.times.get(Category.LOSS_TIMEOUT));
+        assertEquals(600_000, p.times.get(Category.LOSS_BACKOFF));
+    }
+
     @Test
     void aLostAckCostsATimeoutAndASpuriousResend() {
         HandTrace h = new HandTrace(30, 30);

@@ -77,6 +77,9 @@ final class AckArrivals {
         if (lossEvidence) {
             s.lastLossEvidence = t;
         }
+        if (lossEvidence || s.unaMovedBy == a) {
+            s.lastAckNewsAt = t;
+        }
         s.windows.ack(t, s.una, s.nxt, s.rwnd, s.cwndLimit());
         s.recordEvent(a.idx(), false);
         s.lastAckTime = t;

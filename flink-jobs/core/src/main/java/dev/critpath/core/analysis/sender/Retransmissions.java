@@ -21,6 +21,8 @@ final class Retransmissions {
     private boolean clockMade;
     /** When the timer last fired, on that clock. */
     private long lastTimerAt = Long.MIN_VALUE;
+    /** When the last re-send after the network's "packet too big" left, or NONE. */
+    private long lastPathMtuAt = NONE;
     /** The timer's last re-send (-1: none yet), and which expiry sent it. */
     private int lastTimerResend = -1;
     private LossCause lastTimerCause;
@@ -188,13 +190,16 @@ final class Retransmissions {
     /**
      * A piece of a captured copy, re-sent within a round trip of it with no ACK reporting a loss
      * and too soon for any timer: only the network's "packet too big" tells a sender that quickly,
-     * and it re-sends what the path now carries (ICMP is not among the packet events).
+     * and it re-sends what the path now carries (ICMP is not among the packet events). Pieces of
+     * copies that left before such a re-send belong to the same event when ACKs release them later
+     * (Linux marks every oversized segment lost; its window sends the pieces a round at a time).
      */
     private boolean afterPacketTooBig(Tx r, Tx prev, long t) {
         long minRtt = s.rtt.minRtt();
         return prev != null && r.p.len > 0 && r.p.len < prev.p.len && r.seq() >= prev.seq() && r.end() <= prev.end()
                 && (s.lastLossEvidence == NONE || s.lastLossEvidence < prev.dep())
-                && !losses.timerCouldFire(t, s.timerArmedAt) && (minRtt <= 0 || t - prev.dep() < minRtt);
+                && !losses.timerCouldFire(t, s.timerArmedAt)
+                && (minRtt <= 0 || t - prev.dep() < minRtt || lastPathMtuAt != NONE && prev.dep() < lastPathMtuAt);
     }
 
     /** Data sent before, again; prevIdx is the copy it repeats, or -1 when none was captured. */
@@ -228,7 +233,7 @@ final class Retransmissions {
             case TIMEOUT_RECOVERY -> true;
             case RELEASED, TIMER -> false;
             case UNKNOWN -> s.cc.state() == CongestionControl.State.LOSS
-                    && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt) || s.lastAckTime != NONE && t - s.lastAckTime <= s.cfg.ackTriggerSlackUs);
+                    && (r.seq() > s.una || !losses.timerCouldFire(t, s.timerArmedAt) || s.lastAckNewsAt != NONE && t - s.lastAckNewsAt <= s.cfg.ackTriggerSlackUs);
         };
         // no ACK came since the timer's re-send and the sender's clock names none: it left on the same expiry (stacks that re-send more than one segment then)
         boolean rodeTheTimer = timeoutRecovery && verdict == SenderClock.Verdict.UNKNOWN && lastTimerResend >= 0
@@ -248,6 +253,7 @@ final class Retransmissions {
             // Linux leaves the window alone: the bytes in flight did not grow, only their packets shrank
             s.stats.pathMtuRetransmits++;
             s.marks.lossArc(r, true);
+            lastPathMtuAt = t;
         } else if (timeoutRecovery) {
             s.stats.slowStartRetransmits++;
             if (rodeTheTimer) {

@@ -42,6 +42,11 @@ final class SenderState {
     /** When the last ACK carrying loss evidence (duplicate, SACK, partial) arrived. */
     long lastLossEvidence = NONE;
     /**
+     * When the last ACK that moved una, newly SACKed bytes or came as a duplicate arrived (what
+     * lets a sender in the Loss state send; the peer's data or a window update alone does not), or NONE.
+     */
+    long lastAckNewsAt = NONE;
+    /**
      * When the retransmission timer was last (re)started (RFC 6298 5.1, 5.3, 5.5: data sent with
      * nothing in flight, an ACK of new data, the timer's own expiry), or NONE: it cannot fire
      * sooner than the minimum RTO after that.

@@ -252,6 +252,36 @@ class SenderSimTest {
     }
 
     /**
+     * Four segments too big: the window sends the first two's pieces at once and the other two's
+     * when the first pieces' ACKs come back, a round later (Linux marks every oversized segment
+     * lost). All eight are the path MTU's; no timer fired.
+     */
+    @Test
+    void piecesTheWindowHeldBackAreThePathMtusToo() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        for (int i = 0; i < 4; i++) {
+            h.s(r + 0.1 + 0.01 * i).data(1400).lost();
+        }
+        for (int i = 0; i < 2; i++) {
+            h.s(r + 1.8 + 0.02 * i).resend(1 + 1400L * i, 1300);
+            h.s(r + 1.81 + 0.02 * i).resend(1301 + 1400L * i, 100);
+        }
+        h.c(r + 31.81);
+        h.c(r + 31.83);
+        for (int i = 2; i < 4; i++) {
+            h.s(r + 61.84 + 0.02 * (i - 2)).resend(1 + 1400L * i, 1300);
+            h.s(r + 61.85 + 0.02 * (i - 2)).resend(1301 + 1400L * i, 100);
+        }
+        h.c(r + 91.9);
+        for (Steps s : List.of(Steps.run(h.bothSensors()), Steps.run(h.serverSensorOnly()))) {
+            DirectionStats server = s.senders().s2c();
+            assertEquals(8, server.pathMtuRetransmits);
+            assertEquals(0, server.timeouts);
+        }
+    }
+
+    /**
      * A close as BSD-derived stacks make it (tcptrace's http.dmp): the server's FIN crosses the
      * client's. Acknowledging the client's FIN 50 µs after it came, the server sends its FIN again
      * (FIN goes on every segment while it is unacknowledged): a re-send answering that FIN, no
