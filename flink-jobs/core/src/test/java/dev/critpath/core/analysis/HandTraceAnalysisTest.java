@@ -257,13 +257,18 @@ class HandTraceAnalysisTest {
         h.s(rtx2 + 60.1).fin();
         h.c(rtx2 + 90.2).fin();
         h.s(rtx2 + 120.3);
+        assertATimeoutThenABackoff(h, 260_000, 520_000);
+    }
+
+    /** Both sensors: one timeout and one backoff, each waiting this long on the path. */
+    private static void assertATimeoutThenABackoff(HandTrace h, long timeoutUs, long backoffUs) {
         ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
         ConnectionProfile p = res.profile();
         assertSumsToDuration(res, h.clientObservedDurationUs());
         assertEquals(1, p.timeouts());
         assertEquals(1, p.backoffs());
-        assertEquals(260_000, p.times.get(Category.LOSS_TIMEOUT));
-        assertEquals(520_000, p.times.get(Category.LOSS_BACKOFF));
+        assertEquals(timeoutUs, p.times.get(Category.LOSS_TIMEOUT));
+        assertEquals(backoffUs, p.times.get(Category.LOSS_BACKOFF));
     }
 
     /**
@@ -299,19 +304,11 @@ class HandTraceAnalysisTest {
     @Test
     void thePeersDataJustBeforeABackedOffReSendDoesNotReleaseIt() {
         HandTrace h = new HandTrace(30, 30);
-        double r = h.handshakeAndRequest(30);
-        h.s(r + 0.1).data(1000).lost();
-        h.s(r + 300.1).resend(1, 1000).lost();
+        double r = h.firstSegmentLostTwice(1000);
         h.c(r + 900.1 - 30 - 0.6).data(100);
         h.s(r + 900.1).resend(1, 1000);
         h.c(r + 930.2);
-        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
-        ConnectionProfile p = res.profile();
-        assertSumsToDuration(res, h.clientObservedDurationUs());
-        assertEquals(1, p.timeouts());
-        assertEquals(1, p.backoffs());
-        assertEquals(300_000, p.times.get(Category.LOSS_TIMEOUT));
-        assertEquals(600_000, p.times.get(Category.LOSS_BACKOFF));
+        assertATimeoutThenABackoff(h, 300_000, 600_000);
     }
 
     @Test

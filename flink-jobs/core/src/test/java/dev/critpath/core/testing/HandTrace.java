@@ -118,6 +118,17 @@ public final class HandTrace {
     }
 
     /**
+     * Handshake and request, then the server's first segment of {@code bytes} lost, and its timer's
+     * copy 300 ms later lost too; returns when the request reached the server.
+     */
+    public double firstSegmentLostTwice(int bytes) {
+        double r = handshakeAndRequest(30);
+        s(r + 0.1).data(bytes).lost();
+        s(r + 300.1).resend(1, bytes).lost();
+        return r;
+    }
+
+    /**
      * A response of {@code segments} 1000-byte segments from ms, 10 µs apart; the client ACKs each
      * arrival 1 µs later unless it was lost.
      *

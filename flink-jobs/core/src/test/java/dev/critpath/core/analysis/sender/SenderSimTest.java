@@ -234,9 +234,7 @@ class SenderSimTest {
     @Test
     void piecesAfterATimersWholeReSendAreThePathMtus() {
         HandTrace h = new HandTrace(30, 30);
-        double r = h.handshakeAndRequest(30);
-        h.s(r + 0.1).data(1400).lost();
-        h.s(r + 300.1).resend(1, 1400).lost();
+        double r = h.firstSegmentLostTwice(1400);
         h.s(r + 301.8).resend(1, 1300);
         h.s(r + 301.81).resend(1301, 100);
         h.c(r + 331.92);
