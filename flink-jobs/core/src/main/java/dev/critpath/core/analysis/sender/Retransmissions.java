@@ -23,9 +23,8 @@ final class Retransmissions {
     private long lastTimerAt = Long.MIN_VALUE;
     /** When the last re-send after the network's "packet too big" left, or NONE. */
     private long lastPathMtuAt = NONE;
-    /** The timer's last re-send (-1: none yet), and which expiry sent it. */
+    /** The timer's last re-send, or -1: none yet. */
     private int lastTimerResend = -1;
-    private LossCause lastTimerCause;
 
     /** @param clockOf the unwatched sender's direction, whose own clock may tell its re-sends apart; null when the sender is watched */
     Retransmissions(SenderState s, boolean sack, Direction clockOf) {
@@ -239,7 +238,7 @@ final class Retransmissions {
         boolean rodeTheTimer = timeoutRecovery && verdict == SenderClock.Verdict.UNKNOWN && lastTimerResend >= 0
                 && (s.lastAckTime == NONE || s.lastAckTime < s.txs.get(lastTimerResend).dep());
         LossClassifier.Seen seen = seen();
-        LossCause cause = afterPacketTooBig(r, prev, t) ? LossCause.PATH_MTU : rodeTheTimer ? lastTimerCause
+        LossCause cause = afterPacketTooBig(r, prev, t) ? LossCause.PATH_MTU : rodeTheTimer ? s.marks.lossCause(s.txs.get(lastTimerResend))
                 : timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
             case RELEASED -> LossCause.FAST_RETRANSMIT;
             case TIMER -> losses.timerCause(t, r.end(), seg, seen);
@@ -278,7 +277,6 @@ final class Retransmissions {
             s.marks.lossArc(r, true);
             s.timerArmedAt = t;
             lastTimerResend = r.idx();
-            lastTimerCause = cause;
             timerFired(r);
             if (cause != LossCause.TAIL_LOSS_PROBE) {
                 s.cc.timeout(s.nxt, t, cause == LossCause.BACKOFF);
