@@ -300,6 +300,31 @@ class HandTraceAnalysisTest {
         assertTrue(p.times.get(Category.SERVER) + p.times.get(Category.SERVER_OR_QUEUING) < 1_000, "no server stall: " + p.times);
     }
 
+    /**
+     * After a timeout the one-segment window is the timer's re-send's: the next new data, 5 ms
+     * after the ACK that came back (beyond the ACK clock's slack), left on that ACK, not on the
+     * request long before (that was a 365 ms server stall).
+     */
+    @ParameterizedTest
+    @EnumSource(value = CaptureMode.class, names = {"TWO_POINT", "SERVER_SIDE"}) // the client's capture sees no lost copy
+    void newDataAfterATimeoutLeavesOnTheAckOfItsReSend(CaptureMode mode) {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r + 0.1).data(1000).lost();
+        double rtx = r + 300.1;
+        h.s(rtx).resend(1, 1000);
+        h.c(rtx + 30.05);
+        h.s(rtx + 65.1).data(1000);
+        h.c(rtx + 95.2);
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.trace(mode)));
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.timeouts());
+        assertTrue(p.times.get(Category.LOSS_TIMEOUT) >= 299_000, "the timer's 300 ms on the path: " + p.times);
+        long server = p.times.get(Category.SERVER) + p.times.get(Category.SERVER_OR_QUEUING);
+        assertTrue(server < 6_000, "the server's 5 ms, no stall: " + p.times);
+    }
+
     /** The client's own data arriving just before the server's backed-off re-send released nothing: the timer sent it. */
     @Test
     void thePeersDataJustBeforeABackedOffReSendDoesNotReleaseIt() {

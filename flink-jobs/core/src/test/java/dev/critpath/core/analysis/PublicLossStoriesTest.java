@@ -287,6 +287,23 @@ class PublicLossStoriesTest {
     }
 
     /**
+     * TCPRS's fack015.trace: the server's timer re-sends 133561 (frame 220, 6.1 s after its last
+     * copy), the client's ACK of it comes back (221) and 45 µs later the server sends new data
+     * (222, 139281): that ACK let it go, as the timer's one-segment window was its re-send's. It
+     * was linked to the request at 173.5 s, a 12.9 s server stall.
+     */
+    @Test
+    void newDataAfterATimeoutLeavesOnTheAckThatFollowsIt() {
+        ConnectionTrace t = connection("zeek-zeek/tcprs-0d81bfc/forwardacknowledgement/fack015.trace", 1296);
+        Steps s = Steps.run(t);
+        Tx data = s.timeline().txs.stream().filter(x -> !x.c2s() && x.p.seq == 139_281).findFirst().orElseThrow();
+        Tx ack = s.timeline().txs.stream().filter(x -> x.c2s() && x.p.ack == 134_991).findFirst().orElseThrow();
+        assertEquals(ack.idx(), s.senders().marks().liberator(data), data + " left on " + ack);
+        ConnectionProfile p = ANALYZER.analyze(t).profile();
+        assertTrue(p.times.get(Category.SERVER) < 2_000_000, "no 12.9 s server stall: " + p.times);
+    }
+
+    /**
      * TCPRS's rto008.trace: in the recovery after a timeout the server re-sends within 0.1 ms of
      * the client's ACKs (frames 30-32 after 29, 57-59 after 56, each ACK with SACK blocks): those
      * ACKs released them. Its timers fired on the SYN/ACK twice and on the data twice (frames 25 and

@@ -238,6 +238,7 @@ final class Retransmissions {
         boolean rodeTheTimer = timeoutRecovery && verdict == SenderClock.Verdict.UNKNOWN && lastTimerResend >= 0
                 && (s.lastAckTime == NONE || s.lastAckTime < s.txs.get(lastTimerResend).dep());
         LossClassifier.Seen seen = seen();
+        boolean timerExpired = false;
         LossCause cause = afterPacketTooBig(r, prev, t) ? LossCause.PATH_MTU : rodeTheTimer ? s.marks.lossCause(s.txs.get(lastTimerResend))
                 : timeoutRecovery ? LossCause.TIMEOUT : switch (verdict) {
             case RELEASED -> LossCause.FAST_RETRANSMIT;
@@ -278,10 +279,10 @@ final class Retransmissions {
             s.timerArmedAt = t;
             lastTimerResend = r.idx();
             timerFired(r);
-            if (cause != LossCause.TAIL_LOSS_PROBE) {
+            timerExpired = cause != LossCause.TAIL_LOSS_PROBE;
+            if (timerExpired) {
                 s.cc.timeout(s.nxt, t, cause == LossCause.BACKOFF);
                 s.scoreboard.markAllLost();
-                s.recordEvent(-1, false);
             }
         }
         if (seg != null) {
@@ -299,5 +300,9 @@ final class Retransmissions {
             s.nxt = r.end(); // repacketised: old and new bytes together
         }
         s.cc.sent(s.segs(r.p.len));
+        if (timerExpired) {
+            // the expiry's one-segment window is its re-send's, whatever the scoreboard's pieces say: nothing new leaves before an ACK
+            s.liberations.record(-1, Math.min(s.limit(), s.nxt), false);
+        }
     }
 }
