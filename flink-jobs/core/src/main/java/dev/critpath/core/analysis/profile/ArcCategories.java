@@ -5,10 +5,12 @@ import dev.critpath.core.analysis.Category;
 import dev.critpath.core.analysis.CategoryTimes;
 import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.Endpoint;
+import dev.critpath.core.analysis.LossCause;
 import dev.critpath.core.analysis.PathArc;
 import dev.critpath.core.analysis.align.Timeline;
 import dev.critpath.core.analysis.align.Tx;
 import dev.critpath.core.analysis.path.CriticalPath;
+import dev.critpath.core.analysis.rounds.Rounds;
 import dev.critpath.core.analysis.sender.SenderMarks;
 import dev.critpath.core.analysis.sender.TxKind;
 import dev.critpath.core.event.TcpFlags;
@@ -17,8 +19,9 @@ import java.util.List;
 /**
  * Delay categories of the critical path's arcs (docs/method.md, section 6): a network arc is
  * propagation up to the direction's minimum one-way delay and queuing beyond; a host arc is the
- * time of the end where it happens, idle before a keep-alive and when a close follows a long pause, or "or queuing" when
- * that end is the one no sensor watched; a loss arc is named by how the loss was recognised.
+ * time of the end where it happens, idle before a keep-alive and when a close follows a long pause (backoff when the
+ * close is a reset after a timer's re-send: the sender gave up), or "or queuing" when that end is the one no sensor
+ * watched; a loss arc is named by how the loss was recognised.
  */
 public final class ArcCategories {
     /** Category.ALL as an array: looped over for every arc, where a list's iterator is garbage each time. */
@@ -57,7 +60,9 @@ public final class ArcCategories {
                 Endpoint at = cp.endpointOf(cp.arcTo(i));
                 // a FIN that carries the response is the response, not a close after quiet
                 boolean closeAfterQuiet = (child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && child.p.len == 0 && w >= idleThresholdUs;
-                if (marks.kind(child) == TxKind.KEEPALIVE || closeAfterQuiet) {
+                if (closeAfterQuiet && child.has(TcpFlags.RST) && timerResend(cp.arcFrom(i))) {
+                    ct.add(Category.LOSS_BACKOFF, w); // its last backed-off timer expired: the sender gave up, it was not idle
+                } else if (marks.kind(child) == TxKind.KEEPALIVE || closeAfterQuiet) {
                     ct.add(Category.IDLE, w); // keep-alive timers and idle closes fire on connections nobody uses, at either end
                 } else if (at == tl.mode.unwatched()) {
                     ct.add(unsplit(at), w);
@@ -73,6 +78,15 @@ public final class ArcCategories {
             default -> ct.add(Category.UNKNOWN, w);
         }
         return ct;
+    }
+
+    /** The departure of a re-send that a retransmission timer sent. */
+    private boolean timerResend(int node) {
+        if (Rounds.isArrival(node)) {
+            return false;
+        }
+        Tx t = cp.tx(node);
+        return marks.kind(t) == TxKind.RETRANSMISSION && (marks.lossCause(t) == LossCause.TIMEOUT || marks.lossCause(t) == LossCause.BACKOFF);
     }
 
     /** With one sensor, the remote end's time cannot be told from queuing on the way to it. */
