@@ -68,6 +68,7 @@ CREATE TABLE IF NOT EXISTS critpath.profiles (
   lost_between_sensors integer,
   acks_lost_between_sensors integer,
   side_contradicted boolean,
+  sensors_colocated boolean,
   duplicates_removed integer,
   super_segments integer,
   reordered_in_capture integer,

@@ -35,7 +35,7 @@ final class ResultTable {
 
     /** What a printed row needs of a result. */
     private record Row(long startUs, String connection, String mode, long durationUs, long[] times, boolean boring,
-            List<String> findings, String explanation, long scoreUs, List<String> arcLines, boolean sideContradicted) {
+            List<String> findings, String explanation, long scoreUs, List<String> arcLines, String warning) {
     }
 
     /** Worth a look before boring, then by score: the first rows to print, the last to drop. */
@@ -51,6 +51,7 @@ final class ResultTable {
     private long connections;
     private long boring;
     private long sideContradicted;
+    private long sensorsColocated;
 
     ResultTable(PrintWriter out, Integer top, boolean all, boolean withArcs) {
         this.out = out;
@@ -62,7 +63,8 @@ final class ResultTable {
     void add(ConnectionResult r) {
         connections++;
         boring += r.verdict().boring() ? 1 : 0;
-        sideContradicted += r.profile().quality.sideContradicted() ? 1 : 0;
+        sensorsColocated += r.profile().quality.sensorsColocated() ? 1 : 0;
+        sideContradicted += r.profile().quality.sideContradicted() && !r.profile().quality.sensorsColocated() ? 1 : 0;
         if (!all && connections == SMALL) {
             kept.removeIf(Row::boring); // no longer a small run: only what is worth a look
         }
@@ -76,7 +78,7 @@ final class ResultTable {
         }
         kept.add(new Row(p.startUs, p.clientAddr + ":" + p.clientPort + " > " + p.serverAddr + ":" + p.serverPort,
                 p.mode.key().replace('_', '-'), p.durationUs(), times, r.verdict().boring(), r.verdict().findings(),
-                r.verdict().explanation(), r.verdict().scoreUs(), withArcs ? arcLines(r) : List.of(), p.quality.sideContradicted()));
+                r.verdict().explanation(), r.verdict().scoreUs(), withArcs ? arcLines(r) : List.of(), warning(p)));
         if (kept.size() > (top != null ? top : MAX_ROWS)) {
             kept.poll();
         }
@@ -106,8 +108,8 @@ final class ResultTable {
             }
             row.append("  ").append(r.boring() ? "boring" : "LOOK: " + String.join(", ", r.findings()));
             out.println(row);
-            if (r.sideContradicted()) {
-                out.println("       WARNING: " + contradiction(r.mode()));
+            if (r.warning() != null) {
+                out.println("       WARNING: " + r.warning());
             }
             if (!r.boring()) {
                 out.println("       why: " + r.explanation());
@@ -117,11 +119,24 @@ final class ResultTable {
         out.printf(Locale.ROOT, "%n%d connections, %d boring, %d worth a look%s%n", connections, boring, connections - boring,
                 shown.size() < connections ? " (" + shown.size() + " shown; " + (shown.size() < MAX_ROWS || top != null
                         ? "--all shows every connection)" : "the highest screen scores; --json or --parquet has every connection)") : "");
+        if (sensorsColocated > 0) {
+            out.printf(Locale.ROOT, "WARNING: %d connection(s) seen by both captures at one point (the same file twice, or two taps on one link): "
+                    + "each analysed as one capture alone%n", sensorsColocated);
+        }
         if (sideContradicted > 0) {
             out.printf(Locale.ROOT, "WARNING: %d connection(s) captured on the other side than the one given: their packets (TTLs, handshake) "
                     + "say so, and their server and client blame are likely swapped%n", sideContradicted);
         }
         out.flush();
+    }
+
+    /** What a row must say before its figures are read, or null. */
+    private static String warning(ConnectionProfile p) {
+        if (p.quality.sensorsColocated()) {
+            return "both captures saw it at one point (its packets crossed from one to the other within a twentieth of its round trip): analysed as the "
+                    + p.mode.key().replace('_', '-') + " capture alone";
+        }
+        return p.quality.sideContradicted() ? contradiction(p.mode.key()) : null;
     }
 
     /** The side a capture was given as (the row's mode) and where its packets put it. */

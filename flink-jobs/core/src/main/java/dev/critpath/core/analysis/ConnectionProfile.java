@@ -43,7 +43,7 @@ public final class ConnectionProfile implements Serializable {
     /** How much the engine had to repair or guess. */
     public record Quality(long outOfWindow, int captureGaps, int lostBetweenSensors, int acksLostBetweenSensors, int duplicatesRemoved,
                           int superSegments, int reorderedInCapture, boolean midStream, boolean closed, long eventsOverCap,
-                          boolean sideContradicted) implements Serializable {
+                          boolean sideContradicted, boolean sensorsColocated) implements Serializable {
     }
 
     /**
@@ -124,7 +124,7 @@ public final class ConnectionProfile implements Serializable {
                 quality.acksLostBetweenSensors() + next.quality.acksLostBetweenSensors(), quality.duplicatesRemoved() + next.quality.duplicatesRemoved(),
                 quality.superSegments() + next.quality.superSegments(), quality.reorderedInCapture() + next.quality.reorderedInCapture(),
                 quality.midStream(), next.quality.closed(), quality.eventsOverCap() + next.quality.eventsOverCap(),
-                quality.sideContradicted() || next.quality.sideContradicted());
+                quality.sideContradicted() || next.quality.sideContradicted(), quality.sensorsColocated() || next.quality.sensorsColocated());
         Pie pieSum = new Pie(plus(pie.clientUs(), next.pie.clientUs()), plus(pie.serverUs(), next.pie.serverUs()),
                 plus(pie.networkUs(), next.pie.networkUs()));
         return new ConnectionProfile(connUid, communityId, clientAddr, clientPort, serverAddr, serverPort, clientSensor, serverSensor,
@@ -140,7 +140,7 @@ public final class ConnectionProfile implements Serializable {
     public static ConnectionProfile empty() {
         return new ConnectionProfile("", "", "", 0, "", 0, null, null, CaptureMode.TWO_POINT, 0, 0, new CategoryTimes(),
                 new PathSummary(0, 0, 0, 0, 0, 0, 0, false, 0), new DirectionStats(), new DirectionStats(),
-                new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, 0, false, false, 0, false), new Pie(0L, 0L, 0L), Costs.NONE);
+                new Timing(0, 0, 0, 0, 0, true, false, 0), new Quality(0, 0, 0, 0, 0, 0, 0, false, false, 0, false, false), new Pie(0L, 0L, 0L), Costs.NONE);
     }
 
     public long durationUs() {
@@ -224,6 +224,7 @@ public final class ConnectionProfile implements Serializable {
         m.put("lost_between_sensors", quality.lostBetweenSensors());
         m.put("acks_lost_between_sensors", quality.acksLostBetweenSensors());
         m.put("side_contradicted", quality.sideContradicted());
+        m.put("sensors_colocated", quality.sensorsColocated());
         m.put("duplicates_removed", quality.duplicatesRemoved());
         m.put("super_segments", quality.superSegments());
         m.put("reordered_in_capture", quality.reorderedInCapture());

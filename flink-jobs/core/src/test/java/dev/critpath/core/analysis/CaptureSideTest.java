@@ -55,6 +55,39 @@ class CaptureSideTest {
         }
     }
 
+    /**
+     * pymptcpanalyzer's client_2/server_2 pair: some subflows both captures saw at one point
+     * (each packet within microseconds in both, a handshake round trip of 20 ms and more) are
+     * analysed as one capture and flagged (two-point made their round trips 6 to 9 µs, all
+     * network time host time); those seen at the two ends (port 59482, 100 ms) stay two-point.
+     */
+    @Test
+    void connectionsBothCapturesSawAtOnePointAreAnalysedAsOne() throws Exception {
+        Path dir = Repo.shared("traces/public").resolve("teto-pymptcpanalyzer/examples");
+        Path client = dir.resolve("client_2.pcap");
+        Path server = dir.resolve("server_2.pcap");
+        assumeTrue(Files.isRegularFile(client) && Files.isRegularFile(server), "public captures absent: " + dir);
+        ConnectionAssembler as = new ConnectionAssembler();
+        PcapEvents.readAll(client, "client_2", SensorRole.CLIENT).forEach(as::add);
+        PcapEvents.readAll(server, "server_2", SensorRole.SERVER).forEach(as::add);
+        int colocated = 0;
+        for (ConnectionTrace t : as.connections()) {
+            if (t.captures().size() < 2) {
+                continue;
+            }
+            ConnectionProfile p = ANALYZER.analyze(t).profile();
+            assertEquals(p.quality.sensorsColocated(), p.mode != CaptureMode.TWO_POINT, "port " + t.clientPort());
+            colocated += p.quality.sensorsColocated() ? 1 : 0;
+            if (t.clientPort() == 59482) {
+                assertEquals(CaptureMode.TWO_POINT, p.mode, "seen at both ends");
+            } else if (t.clientPort() == 36829) {
+                assertTrue(p.quality.sensorsColocated(), "seen at one point");
+                assertTrue(p.timing.minRttUs() > 10_000, "its round trip, not the captures' few µs apart: " + p.timing.minRttUs());
+            }
+        }
+        assertEquals(7, colocated);
+    }
+
     /** Where TTL and the handshake agree on the side, the analysis places the capture there. */
     @Test
     void publicCapturesAreOnTheSideTheirTtlsAndHandshakeSay() throws Exception {

@@ -28,8 +28,19 @@ final class SensorRoles {
         if (hint != SensorRole.UNKNOWN) {
             return hint == SensorRole.CLIENT;
         }
+        return packetsSayClientSide(v);
+    }
+
+    /** Where a sensor sits by its packets alone ({@link #evidence}, else turnaround timing), whatever side it was given. */
+    static boolean packetsSayClientSide(SensorView v) {
         SensorRole seen = evidence(v);
         return seen != SensorRole.UNKNOWN ? seen == SensorRole.CLIENT : nearClientScore(v) < 0;
+    }
+
+    /** Whether the side this sensor was given (configured or hinted) is where its packets put it. */
+    static boolean givenSideHolds(SensorView v, AnalysisConfig cfg) {
+        SensorRole stated = hint(v, cfg);
+        return stated != SensorRole.UNKNOWN && (stated == SensorRole.CLIENT) == packetsSayClientSide(v);
     }
 
     /** The side configured or hinted for this sensor is not where its packets say it sits. */
@@ -89,29 +100,47 @@ final class SensorRoles {
     }
 
     private static SensorRole byHandshake(Packet[] pkts) {
+        long[] gaps = handshakeGaps(pkts);
+        if (gaps == null) {
+            return SensorRole.UNKNOWN;
+        }
+        long synToSynAck = gaps[0];
+        long synAckToAck = gaps[1];
+        if (synToSynAck > HANDSHAKE_RATIO * synAckToAck) {
+            return SensorRole.CLIENT;
+        }
+        return synAckToAck > HANDSHAKE_RATIO * synToSynAck ? SensorRole.SERVER : SensorRole.UNKNOWN;
+    }
+
+    /**
+     * A round trip by the handshake, wherever the capture sits: one of its gaps is the round trip,
+     * the other the near end's kernel answering at once; -1 without a handshake seen whole and once.
+     */
+    static long handshakeRoundTrip(Packet[] pkts) {
+        long[] gaps = handshakeGaps(pkts);
+        return gaps == null ? -1 : gaps[0] + gaps[1];
+    }
+
+    /** SYN to SYN/ACK and SYN/ACK to the client's ACK, µs, when the capture holds one of each (a re-sent one leaves unclear which answers which); else null. */
+    private static long[] handshakeGaps(Packet[] pkts) {
         Packet syn = null;
         Packet synAck = null;
         for (Packet p : pkts) {
             if (p.has(TcpFlags.SYN) && !p.has(TcpFlags.ACK) && p.c2s) {
                 if (syn != null) {
-                    return SensorRole.UNKNOWN; // a re-sent SYN: which one the SYN/ACK answers is unclear
+                    return null;
                 }
                 syn = p;
             } else if (p.has(TcpFlags.SYN) && p.has(TcpFlags.ACK) && !p.c2s) {
                 if (synAck != null || syn == null) {
-                    return SensorRole.UNKNOWN;
+                    return null;
                 }
                 synAck = p;
             } else if (synAck != null && p.c2s && p.has(TcpFlags.ACK)) {
-                long synToSynAck = synAck.ts - syn.ts;
-                long synAckToAck = p.ts - synAck.ts;
-                if (synToSynAck > HANDSHAKE_RATIO * synAckToAck) {
-                    return SensorRole.CLIENT;
-                }
-                return synAckToAck > HANDSHAKE_RATIO * synToSynAck ? SensorRole.SERVER : SensorRole.UNKNOWN;
+                return new long[] {synAck.ts - syn.ts, p.ts - synAck.ts};
             }
         }
-        return SensorRole.UNKNOWN;
+        return null;
     }
 
     /** Whether the first of a connection's two sensors is the client-side one. */

@@ -16,6 +16,9 @@ import java.util.List;
  * times no sensor saw.
  */
 public final class Timeline {
+    /** Below a round trip this short, sensors a few switches apart cannot be told from co-located ones. */
+    private static final long COLOCATED_MIN_ROUND_TRIP_US = 1_000;
+    private static final long COLOCATED_RATIO = 20;
     public final CaptureMode mode;
     /** In order of their earliest known time, numbered so. */
     public final List<Tx> txs;
@@ -35,10 +38,12 @@ public final class Timeline {
     public final int acksLostBetweenSensors;
     /** A sensor's stated side (configured or hinted) that its own packets contradict (see {@link SensorRoles#evidence}). */
     public final boolean sideContradicted;
+    /** Two captures that saw the connection at one point: it was analysed as one of them alone (see {@link #coLocated}). */
+    public final boolean sensorsColocated;
 
     /** @param txs in the timeline's order, see {@link #ordered} */
-    private Timeline(boolean sideContradicted, CaptureMode mode, Tx[] txs, SensorView clientView, SensorView serverView, SensorClock clock, long minOwdC2s,
-            long minOwdS2c, long minRttUs, CaptureGaps gaps) {
+    private Timeline(boolean sideContradicted, boolean sensorsColocated, CaptureMode mode, Tx[] txs, SensorView clientView, SensorView serverView,
+            SensorClock clock, long minOwdC2s, long minOwdS2c, long minRttUs, CaptureGaps gaps) {
         this.mode = mode;
         this.txs = Arrays.asList(txs);
         this.clientView = clientView;
@@ -51,6 +56,7 @@ public final class Timeline {
         this.lostBetweenSensors = gaps.lostC2s + gaps.lostS2c;
         this.acksLostBetweenSensors = gaps.lostAcks;
         this.sideContradicted = sideContradicted;
+        this.sensorsColocated = sensorsColocated;
     }
 
     /**
@@ -75,17 +81,36 @@ public final class Timeline {
         }
         Workspace ws = Workspace.forPackets(packets);
         if (views.size() == 1) {
-            return singleSensor(contradicted, views.get(0), SensorRoles.isClientSide(views.get(0), cfg), ws);
+            return singleSensor(contradicted, false, views.get(0), SensorRoles.isClientSide(views.get(0), cfg), ws);
         }
         boolean firstIsClient = SensorRoles.firstIsClientSide(views.get(0), views.get(1), cfg);
-        return twoPoint(contradicted, views.get(firstIsClient ? 0 : 1), views.get(firstIsClient ? 1 : 0), prior, ws);
+        SensorView client = views.get(firstIsClient ? 0 : 1);
+        SensorView server = views.get(firstIsClient ? 1 : 0);
+        Timeline both = twoPoint(contradicted, client, server, prior, ws);
+        if (!coLocated(both, client, server)) {
+            return both;
+        }
+        // the same packets at one point twice: the one whose given side its packets confirm, on the side they say
+        SensorView kept = !SensorRoles.givenSideHolds(client, cfg) && SensorRoles.givenSideHolds(server, cfg) ? server : client;
+        return singleSensor(contradicted, true, kept, SensorRoles.packetsSayClientSide(kept), ws);
+    }
+
+    /**
+     * Whether two captures saw the connection at one point (the same file twice, two taps on one
+     * link): the packets crossed from one to the other in a twentieth of the round trip that
+     * either capture's handshake shows, a millisecond or more. Sensors at the two ends see the
+     * handshake's round trip between them.
+     */
+    private static boolean coLocated(Timeline both, SensorView client, SensorView server) {
+        long roundTrip = Math.min(SensorRoles.handshakeRoundTrip(client.pieceArray()), SensorRoles.handshakeRoundTrip(server.pieceArray()));
+        return both.minRttUs >= 0 && roundTrip >= COLOCATED_MIN_ROUND_TRIP_US && both.minRttUs * COLOCATED_RATIO < roundTrip;
     }
 
     /**
      * The remote end's events one half of the minimum round trip away from the sensor's, the local
      * end's packets arriving no earlier than the remote end's timestamp echoes allow.
      */
-    private static Timeline singleSensor(boolean sideContradicted, SensorView v, boolean atClient, Workspace ws) {
+    private static Timeline singleSensor(boolean sideContradicted, boolean sensorsColocated, SensorView v, boolean atClient, Workspace ws) {
         Packet[] pkts = v.pieceArray();
         TimestampEchoes echoes = TimestampEchoes.of(pkts, atClient, ws);
         RemoteStamps stamps = RemoteStamps.of(pkts, !atClient);
@@ -107,7 +132,7 @@ public final class Timeline {
             txs[i] = t;
         }
         echoes.bound(txs);
-        return new Timeline(sideContradicted, atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, ordered(txs, ws), atClient ? v : null, atClient ? null : v,
+        return new Timeline(sideContradicted, sensorsColocated, atClient ? CaptureMode.CLIENT_SIDE : CaptureMode.SERVER_SIDE, ordered(txs, ws), atClient ? v : null, atClient ? null : v,
                 SensorClock.ONE_SENSOR, half, half, minRtt == Long.MAX_VALUE ? -1 : minRtt, new CaptureGaps());
     }
 
@@ -124,7 +149,7 @@ public final class Timeline {
         long minOwdS2c = orElse(minObservedOwd(txs, Direction.S2C), prior.owdS2cUs());
         long minRtt = minOwdC2s >= 0 && minOwdS2c >= 0 ? minOwdC2s + minOwdS2c : -1;
         CaptureGaps gaps = CaptureGaps.fill(txs, minOwdC2s, minOwdS2c);
-        return new Timeline(sideContradicted, CaptureMode.TWO_POINT, ordered(txs.toArray(new Tx[0]), ws), client, server, clock, minOwdC2s, minOwdS2c,
+        return new Timeline(sideContradicted, false, CaptureMode.TWO_POINT, ordered(txs.toArray(new Tx[0]), ws), client, server, clock, minOwdC2s, minOwdS2c,
                 minRtt, gaps);
     }
 

@@ -200,7 +200,7 @@ public final class Profiler {
         }
         return new ConnectionProfile.Quality(c2s.outOfWindow + s2c.outOfWindow, tl.captureGaps,
                 tl.lostBetweenSensors, tl.acksLostBetweenSensors, dups, supers, reordered, !bases.clientSynSeen, closed(txs), eventsOverCap,
-                tl.sideContradicted);
+                tl.sideContradicted, tl.sensorsColocated);
     }
 
     /** A FIN or RST anywhere; looked for from the end, where a close is. */
