@@ -100,12 +100,12 @@ final class SensorRoles {
     }
 
     private static SensorRole byHandshake(Packet[] pkts) {
-        long[] gaps = handshakeGaps(pkts);
-        if (gaps == null) {
+        Packet[] h = handshake(pkts);
+        if (h == null) {
             return SensorRole.UNKNOWN;
         }
-        long synToSynAck = gaps[0];
-        long synAckToAck = gaps[1];
+        long synToSynAck = h[1].ts - h[0].ts;
+        long synAckToAck = h[2].ts - h[1].ts;
         if (synToSynAck > HANDSHAKE_RATIO * synAckToAck) {
             return SensorRole.CLIENT;
         }
@@ -113,16 +113,18 @@ final class SensorRoles {
     }
 
     /**
-     * A round trip by the handshake, wherever the capture sits: one of its gaps is the round trip,
-     * the other the near end's kernel answering at once; -1 without a handshake seen whole and once.
+     * A round trip by the handshake, wherever the capture sits: SYN to SYN/ACK and SYN/ACK to ACK,
+     * one of them the round trip, the other the near end's kernel answering at once; -1 unless the
+     * capture holds the handshake whole and once, the ACK (no data, acknowledging the SYN/ACK) the
+     * client's next packet after it (a connection cut into segments keeps its SYNs, not that ACK).
      */
     static long handshakeRoundTrip(Packet[] pkts) {
-        long[] gaps = handshakeGaps(pkts);
-        return gaps == null ? -1 : gaps[0] + gaps[1];
+        Packet[] h = handshake(pkts);
+        return h == null || h[2].len > 0 || h[2].ack != h[1].end() ? -1 : h[2].ts - h[0].ts;
     }
 
-    /** SYN to SYN/ACK and SYN/ACK to the client's ACK, µs, when the capture holds one of each (a re-sent one leaves unclear which answers which); else null. */
-    private static long[] handshakeGaps(Packet[] pkts) {
+    /** The SYN, the SYN/ACK and the client's first packet after it, when the capture holds one SYN and one SYN/ACK (a re-sent one leaves unclear which answers which); else null. */
+    private static Packet[] handshake(Packet[] pkts) {
         Packet syn = null;
         Packet synAck = null;
         for (Packet p : pkts) {
@@ -137,7 +139,7 @@ final class SensorRoles {
                 }
                 synAck = p;
             } else if (synAck != null && p.c2s && p.has(TcpFlags.ACK)) {
-                return new long[] {synAck.ts - syn.ts, p.ts - synAck.ts};
+                return new Packet[] {syn, synAck, p};
             }
         }
         return null;

@@ -18,6 +18,7 @@ import java.util.List;
 public final class Timeline {
     /** Below a round trip this short, sensors a few switches apart cannot be told from co-located ones. */
     private static final long COLOCATED_MIN_ROUND_TRIP_US = 1_000;
+    /** Packets that cross between two captures in under this fraction (1/n) of the round trip cross no path: the captures sit at one point. */
     private static final long COLOCATED_RATIO = 20;
     public final CaptureMode mode;
     /** In order of their earliest known time, numbered so. */
@@ -97,9 +98,9 @@ public final class Timeline {
 
     /**
      * Whether two captures saw the connection at one point (the same file twice, two taps on one
-     * link): the packets crossed from one to the other in a twentieth of the round trip that
-     * either capture's handshake shows, a millisecond or more. Sensors at the two ends see the
-     * handshake's round trip between them.
+     * link): the packets crossed from one to the other in a twentieth of the round trip that both
+     * captures' handshakes show (the shorter), a millisecond or more. Sensors at the two ends see
+     * the handshake's round trip between them.
      */
     private static boolean coLocated(Timeline both, SensorView client, SensorView server) {
         long roundTrip = Math.min(SensorRoles.handshakeRoundTrip(client.pieceArray()), SensorRoles.handshakeRoundTrip(server.pieceArray()));
