@@ -133,7 +133,7 @@ final class ResultTable {
     /** What a row must say before its figures are read, or null. */
     private static String warning(ConnectionProfile p) {
         if (p.quality.sensorsColocated()) {
-            return "both captures saw it at one point (its packets crossed from one to the other within a twentieth of its round trip): analysed as the "
+            return "both captures saw it at one point (its packets crossed from one to the other in a twentieth of its round trip): analysed as the "
                     + p.mode.key().replace('_', '-') + " capture alone";
         }
         return p.quality.sideContradicted() ? contradiction(p.mode.key()) : null;

@@ -98,13 +98,26 @@ public final class Timeline {
 
     /**
      * Whether two captures saw the connection at one point (the same file twice, two taps on one
-     * link): the packets crossed from one to the other in a twentieth of the round trip that both
-     * captures' handshakes show (the shorter), a millisecond or more. Sensors at the two ends see
-     * the handshake's round trip between them.
+     * link): the quickest crossing from one to the other each way adds up to under a twentieth of
+     * the round trip both captures' handshakes show (the shorter), a millisecond or more, and a
+     * quarter of the packets both saw or more crossed that quickly too. Sensors at the two ends see
+     * the handshake's round trip between them; a packet or two matched with the wrong copy do not
+     * make them one.
      */
     private static boolean coLocated(Timeline both, SensorView client, SensorView server) {
         long roundTrip = Math.min(SensorRoles.handshakeRoundTrip(client.pieceArray()), SensorRoles.handshakeRoundTrip(server.pieceArray()));
-        return both.minRttUs >= 0 && roundTrip >= COLOCATED_MIN_ROUND_TRIP_US && both.minRttUs * COLOCATED_RATIO < roundTrip;
+        if (roundTrip < COLOCATED_MIN_ROUND_TRIP_US || both.minRttUs < 0 || both.minRttUs * COLOCATED_RATIO >= roundTrip) {
+            return false;
+        }
+        int seenByBoth = 0;
+        int quick = 0;
+        for (Tx t : both.txs) {
+            if (t.dep() != Tx.NONE && t.arr() != Tx.NONE && !t.depEstimated() && !t.arrEstimated()) {
+                seenByBoth++;
+                quick += (t.arr() - t.dep()) * COLOCATED_RATIO < roundTrip ? 1 : 0;
+            }
+        }
+        return quick * 4 >= seenByBoth;
     }
 
     /**
