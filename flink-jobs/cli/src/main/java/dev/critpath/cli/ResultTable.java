@@ -77,7 +77,7 @@ final class ResultTable {
             times[c.ordinal()] = p.times.get(c);
         }
         kept.add(new Row(p.startUs, p.clientAddr + ":" + p.clientPort + " > " + p.serverAddr + ":" + p.serverPort,
-                p.mode.key().replace('_', '-'), p.durationUs(), times, r.verdict().boring(), r.verdict().findings(),
+                modeLabel(p), p.durationUs(), times, r.verdict().boring(), r.verdict().findings(),
                 r.verdict().explanation(), r.verdict().scoreUs(), withArcs ? arcLines(r) : List.of(), warning(p)));
         if (kept.size() > (top != null ? top : MAX_ROWS)) {
             kept.poll();
@@ -130,11 +130,16 @@ final class ResultTable {
         out.flush();
     }
 
+    /** The capture mode as the table prints it: client-side, server-side, two-point. */
+    private static String modeLabel(ConnectionProfile p) {
+        return p.mode.key().replace('_', '-');
+    }
+
     /** What a row must say before its figures are read, or null. */
     private static String warning(ConnectionProfile p) {
         if (p.quality.sensorsColocated()) {
             return "both captures saw it at one point (its packets crossed from one to the other in a twentieth of its round trip): analysed as the "
-                    + p.mode.key().replace('_', '-') + " capture alone";
+                    + modeLabel(p) + " capture alone";
         }
         return p.quality.sideContradicted() ? contradiction(p.mode.key()) : null;
     }

@@ -15,6 +15,7 @@ import dev.critpath.core.trace.ConnectionTrace;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
@@ -323,6 +324,25 @@ class HandTraceAnalysisTest {
         assertTrue(p.times.get(Category.LOSS_TIMEOUT) >= 299_000, "the timer's 300 ms on the path: " + p.times);
         long server = p.times.get(Category.SERVER) + p.times.get(Category.SERVER_OR_QUEUING);
         assertTrue(server < 6_000, "the server's 5 ms, no stall: " + p.times);
+    }
+
+    /**
+     * A server whose timer re-sent into silence (300 ms, then 600 ms) and then resets: within its
+     * next expiry (twice 600 ms, with room) it gave up on that timer, loss; seconds later it is
+     * the application's close after quiet (Linux resets nothing when it gives up), idle.
+     */
+    @ParameterizedTest
+    @CsvSource({"1200, LOSS_BACKOFF", "5000, IDLE"})
+    void aResetAfterATimersReSendIsTheTimerRunningOutOnlyWithinItsNextExpiry(double waitMs, Category expected) {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.firstSegmentLostTwice(1000);
+        h.s(r + 900.1).resend(1, 1000).lost();
+        h.s(r + 900.1 + waitMs).rst();
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.bothSensors()));
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        PathArc last = res.arcs().stream().filter(a -> a.kind() == PathArc.Kind.HOST && a.flags().contains("R")).findFirst().orElseThrow();
+        assertEquals(expected, last.category(), res.arcs().toString());
+        assertEquals((long) (waitMs * 1000), last.durationUs(), 1);
     }
 
     /** The client's own data arriving just before the server's backed-off re-send released nothing: the timer sent it. */

@@ -28,19 +28,23 @@ final class SensorRoles {
         if (hint != SensorRole.UNKNOWN) {
             return hint == SensorRole.CLIENT;
         }
-        return packetsSayClientSide(v);
+        return packetsSay(v) == SensorRole.CLIENT;
     }
 
-    /** Where a sensor sits by its packets alone ({@link #evidence}, else turnaround timing), whatever side it was given. */
-    static boolean packetsSayClientSide(SensorView v) {
+    /** Where a sensor sits by its packets alone ({@link #evidence}, else turnaround timing), whatever side it was given; UNKNOWN when neither tells. */
+    static SensorRole packetsSay(SensorView v) {
         SensorRole seen = evidence(v);
-        return seen != SensorRole.UNKNOWN ? seen == SensorRole.CLIENT : nearClientScore(v) < 0;
+        if (seen != SensorRole.UNKNOWN) {
+            return seen;
+        }
+        double score = nearClientScore(v);
+        return score < 0 ? SensorRole.CLIENT : score > 0 ? SensorRole.SERVER : SensorRole.UNKNOWN;
     }
 
     /** Whether the side this sensor was given (configured or hinted) is where its packets put it. */
     static boolean givenSideHolds(SensorView v, AnalysisConfig cfg) {
         SensorRole stated = hint(v, cfg);
-        return stated != SensorRole.UNKNOWN && (stated == SensorRole.CLIENT) == packetsSayClientSide(v);
+        return stated != SensorRole.UNKNOWN && stated == packetsSay(v);
     }
 
     /** The side configured or hinted for this sensor is not where its packets say it sits. */
@@ -100,49 +104,29 @@ final class SensorRoles {
     }
 
     private static SensorRole byHandshake(Packet[] pkts) {
-        Packet[] h = handshake(pkts);
-        if (h == null) {
-            return SensorRole.UNKNOWN;
-        }
-        long synToSynAck = h[1].ts - h[0].ts;
-        long synAckToAck = h[2].ts - h[1].ts;
-        if (synToSynAck > HANDSHAKE_RATIO * synAckToAck) {
-            return SensorRole.CLIENT;
-        }
-        return synAckToAck > HANDSHAKE_RATIO * synToSynAck ? SensorRole.SERVER : SensorRole.UNKNOWN;
-    }
-
-    /**
-     * A round trip by the handshake, wherever the capture sits: SYN to SYN/ACK and SYN/ACK to ACK,
-     * one of them the round trip, the other the near end's kernel answering at once; -1 unless the
-     * capture holds the handshake whole and once, the ACK (no data, acknowledging the SYN/ACK) the
-     * client's next packet after it (a connection cut into segments keeps its SYNs, not that ACK).
-     */
-    static long handshakeRoundTrip(Packet[] pkts) {
-        Packet[] h = handshake(pkts);
-        return h == null || h[2].len > 0 || h[2].ack != h[1].end() ? -1 : h[2].ts - h[0].ts;
-    }
-
-    /** The SYN, the SYN/ACK and the client's first packet after it, when the capture holds one SYN and one SYN/ACK (a re-sent one leaves unclear which answers which); else null. */
-    private static Packet[] handshake(Packet[] pkts) {
         Packet syn = null;
         Packet synAck = null;
         for (Packet p : pkts) {
             if (p.has(TcpFlags.SYN) && !p.has(TcpFlags.ACK) && p.c2s) {
                 if (syn != null) {
-                    return null;
+                    return SensorRole.UNKNOWN; // a re-sent SYN: which one the SYN/ACK answers is unclear
                 }
                 syn = p;
             } else if (p.has(TcpFlags.SYN) && p.has(TcpFlags.ACK) && !p.c2s) {
                 if (synAck != null || syn == null) {
-                    return null;
+                    return SensorRole.UNKNOWN;
                 }
                 synAck = p;
             } else if (synAck != null && p.c2s && p.has(TcpFlags.ACK)) {
-                return new Packet[] {syn, synAck, p};
+                long synToSynAck = synAck.ts - syn.ts;
+                long synAckToAck = p.ts - synAck.ts;
+                if (synToSynAck > HANDSHAKE_RATIO * synAckToAck) {
+                    return SensorRole.CLIENT;
+                }
+                return synAckToAck > HANDSHAKE_RATIO * synToSynAck ? SensorRole.SERVER : SensorRole.UNKNOWN;
             }
         }
-        return null;
+        return SensorRole.UNKNOWN;
     }
 
     /** Whether the first of a connection's two sensors is the client-side one. */

@@ -6,6 +6,7 @@ import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.PathPrior;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.analysis.clean.SensorView;
+import dev.critpath.core.event.SensorRole;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,6 +21,8 @@ public final class Timeline {
     private static final long COLOCATED_MIN_ROUND_TRIP_US = 1_000;
     /** Packets that cross between two captures in under this fraction (1/n) of the round trip cross no path: the captures sit at one point. */
     private static final long COLOCATED_RATIO = 20;
+    /** Quickest crossings each way adding up to this or more are a path between the captures, however slow the capture's clocks. */
+    private static final long COLOCATED_MAX_CROSSINGS_US = 10_000;
     public final CaptureMode mode;
     /** In order of their earliest known time, numbered so. */
     public final List<Tx> txs;
@@ -88,25 +91,27 @@ public final class Timeline {
         SensorView client = views.get(firstIsClient ? 0 : 1);
         SensorView server = views.get(firstIsClient ? 1 : 0);
         Timeline both = twoPoint(contradicted, client, server, prior, ws);
-        if (!coLocated(both, client, server)) {
+        if (!coLocated(both, client, server, ws)) {
             return both;
         }
-        // the same packets at one point twice: the one whose given side its packets confirm, on the side they say
-        SensorView kept = !SensorRoles.givenSideHolds(client, cfg) && SensorRoles.givenSideHolds(server, cfg) ? server : client;
-        return singleSensor(contradicted, true, kept, SensorRoles.packetsSayClientSide(kept), ws);
+        SensorView kept = keptOfColocated(client, server, cfg);
+        SensorRole side = SensorRoles.packetsSay(kept);
+        return singleSensor(SensorRoles.contradicted(kept, cfg), true, kept, side != SensorRole.UNKNOWN ? side == SensorRole.CLIENT : kept == client, ws);
     }
 
     /**
      * Whether two captures saw the connection at one point (the same file twice, two taps on one
      * link): the quickest crossing from one to the other each way adds up to under a twentieth of
-     * the round trip both captures' handshakes show (the shorter), a millisecond or more, and a
-     * quarter of the packets both saw or more crossed that quickly too. Sensors at the two ends see
-     * the handshake's round trip between them; a packet or two matched with the wrong copy do not
-     * make them one.
+     * the round trip each capture shows alone (the shorter), a millisecond or more, and a quarter
+     * of the packets both saw or more crossed that quickly too. Sensors at the two ends see the
+     * round trip between them; a packet or two matched with the wrong copy do not make them one.
      */
-    private static boolean coLocated(Timeline both, SensorView client, SensorView server) {
-        long roundTrip = Math.min(SensorRoles.handshakeRoundTrip(client.pieceArray()), SensorRoles.handshakeRoundTrip(server.pieceArray()));
-        if (roundTrip < COLOCATED_MIN_ROUND_TRIP_US || both.minRttUs < 0 || both.minRttUs * COLOCATED_RATIO >= roundTrip) {
+    private static boolean coLocated(Timeline both, SensorView client, SensorView server, Workspace ws) {
+        if (both.minRttUs < 0 || both.minRttUs >= COLOCATED_MAX_CROSSINGS_US) {
+            return false;
+        }
+        long roundTrip = Math.min(roundTripAlone(client, ws), roundTripAlone(server, ws));
+        if (roundTrip == Long.MAX_VALUE || roundTrip < COLOCATED_MIN_ROUND_TRIP_US || both.minRttUs * COLOCATED_RATIO >= roundTrip) {
             return false;
         }
         int seenByBoth = 0;
@@ -117,7 +122,29 @@ public final class Timeline {
                 quick += (t.arr() - t.dep()) * COLOCATED_RATIO < roundTrip ? 1 : 0;
             }
         }
-        return quick * 4 >= seenByBoth;
+        return seenByBoth > 0 && quick * 4 >= seenByBoth;
+    }
+
+    /** The least round trip one capture shows alone, on the side its packets put it; MAX_VALUE when none. */
+    private static long roundTripAlone(SensorView v, Workspace ws) {
+        Packet[] pkts = v.pieceArray();
+        boolean atClient = SensorRoles.packetsSay(v) != SensorRole.SERVER;
+        return minRoundTrip(pkts, atClient, TimestampEchoes.of(pkts, atClient, ws), RemoteStamps.of(pkts, !atClient), ws);
+    }
+
+    /** The least round trip one capture at this side shows: its packets' turnarounds and the far end's timestamps. */
+    private static long minRoundTrip(Packet[] pkts, boolean atClient, TimestampEchoes echoes, RemoteStamps stamps, Workspace ws) {
+        return Math.min(SensorRoles.minTurnaround(pkts, Direction.of(atClient), ws), echoes.minRoundTrip(stamps));
+    }
+
+    /** Of two captures at one point, the one whose packets confirm the side it was given, else the fuller one. */
+    private static SensorView keptOfColocated(SensorView client, SensorView server, AnalysisConfig cfg) {
+        boolean clientHolds = SensorRoles.givenSideHolds(client, cfg);
+        boolean serverHolds = SensorRoles.givenSideHolds(server, cfg);
+        if (clientHolds != serverHolds) {
+            return clientHolds ? client : server;
+        }
+        return server.pieceArray().length > client.pieceArray().length ? server : client;
     }
 
     /**
@@ -128,7 +155,7 @@ public final class Timeline {
         Packet[] pkts = v.pieceArray();
         TimestampEchoes echoes = TimestampEchoes.of(pkts, atClient, ws);
         RemoteStamps stamps = RemoteStamps.of(pkts, !atClient);
-        long minRtt = Math.min(SensorRoles.minTurnaround(pkts, Direction.of(atClient), ws), echoes.minRoundTrip(stamps));
+        long minRtt = minRoundTrip(pkts, atClient, echoes, stamps, ws);
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
         Tx[] txs = new Tx[pkts.length];
         for (int i = 0; i < pkts.length; i++) {

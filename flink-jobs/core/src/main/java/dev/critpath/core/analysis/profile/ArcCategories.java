@@ -20,8 +20,8 @@ import java.util.List;
  * Delay categories of the critical path's arcs (docs/method.md, section 6): a network arc is
  * propagation up to the direction's minimum one-way delay and queuing beyond; a host arc is the
  * time of the end where it happens, idle before a keep-alive and when a close follows a long pause (backoff when the
- * close is a reset after a timer's re-send: the sender gave up), or "or queuing" when that end is the one no sensor
- * watched; a loss arc is named by how the loss was recognised.
+ * close is a reset on a timer's next expiry after its re-send: the sender gave up), or "or queuing" when that end is
+ * the one no sensor watched; a loss arc is named by how the loss was recognised.
  */
 public final class ArcCategories {
     /** Category.ALL as an array: looped over for every arc, where a list's iterator is garbage each time. */
@@ -60,7 +60,7 @@ public final class ArcCategories {
                 Endpoint at = cp.endpointOf(cp.arcTo(i));
                 // a FIN that carries the response is the response, not a close after quiet
                 boolean closeAfterQuiet = (child.has(TcpFlags.FIN) || child.has(TcpFlags.RST)) && child.p.len == 0 && w >= idleThresholdUs;
-                if (closeAfterQuiet && child.has(TcpFlags.RST) && timerResend(cp.arcFrom(i))) {
+                if (closeAfterQuiet && child.has(TcpFlags.RST) && timerRanOut(cp.arcFrom(i), w)) {
                     ct.add(Category.LOSS_BACKOFF, w); // its last backed-off timer expired: the sender gave up, it was not idle
                 } else if (marks.kind(child) == TxKind.KEEPALIVE || closeAfterQuiet) {
                     ct.add(Category.IDLE, w); // keep-alive timers and idle closes fire on connections nobody uses, at either end
@@ -80,13 +80,20 @@ public final class ArcCategories {
         return ct;
     }
 
-    /** The departure of a re-send that a retransmission timer sent. */
-    private boolean timerResend(int node) {
+    /**
+     * Whether a wait of {@code w} from this node is a retransmission timer's next expiry: the node
+     * is the departure of a timer's re-send, and the wait at most what a backed-off timer (double
+     * the re-send's own wait after its earlier copy) takes, with room for the RTO's own growth.
+     * A longer wait is the application's (Linux sends no reset when it gives up).
+     */
+    private boolean timerRanOut(int node, long w) {
         if (Rounds.isArrival(node)) {
             return false;
         }
         Tx t = cp.tx(node);
-        return marks.kind(t) == TxKind.RETRANSMISSION && (marks.lossCause(t) == LossCause.TIMEOUT || marks.lossCause(t) == LossCause.BACKOFF);
+        int earlier = marks.rtxOf(t);
+        return marks.kind(t) == TxKind.RETRANSMISSION && (marks.lossCause(t) == LossCause.TIMEOUT || marks.lossCause(t) == LossCause.BACKOFF)
+                && earlier >= 0 && w <= 3 * (t.dep() - cp.transmissions()[earlier].dep());
     }
 
     /** With one sensor, the remote end's time cannot be told from queuing on the way to it. */

@@ -301,7 +301,8 @@ final class Retransmissions {
         }
         s.cc.sent(s.segs(r.p.len));
         if (timerExpired) {
-            // the expiry's one-segment window is its re-send's, whatever the scoreboard's pieces say: nothing new leaves before an ACK
+            // the expiry's one-segment window is its re-send's, whatever the scoreboard's pieces say: nothing new leaves
+            // before an ACK (at most nxt; the receive window may allow less)
             s.liberations.record(-1, Math.min(s.limit(), s.nxt), false);
         }
     }
