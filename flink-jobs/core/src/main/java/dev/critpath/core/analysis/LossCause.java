@@ -14,5 +14,10 @@ public enum LossCause {
      * The network's "packet too big" (ICMP fragmentation needed): the sender re-sends at once, in
      * smaller segments (Linux's tcp_simple_retransmit, which counts no timeout).
      */
-    PATH_MTU
+    PATH_MTU;
+
+    /** Whether the retransmission timer sent the re-send: a timeout or a backoff (null: no re-send). */
+    public static boolean byRetransmissionTimer(LossCause cause) {
+        return cause == TIMEOUT || cause == BACKOFF;
+    }
 }

@@ -71,7 +71,7 @@ class PublicLossStoriesTest {
     private static List<Tx> timerEvents(Steps s, Direction dir) {
         SenderMarks m = s.senders().marks();
         return resends(s, dir).stream().filter(t -> m.lossArc(t) && !ridesAnotherResend(s, t)
-                && (m.lossCause(t) == LossCause.TIMEOUT || m.lossCause(t) == LossCause.BACKOFF)).toList();
+                && LossCause.byRetransmissionTimer(m.lossCause(t))).toList();
     }
 
     /** A re-send that left on the timer expiry that sent another: its loss arc starts at that one. */

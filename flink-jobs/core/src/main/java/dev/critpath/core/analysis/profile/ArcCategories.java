@@ -92,7 +92,7 @@ public final class ArcCategories {
         }
         Tx t = cp.tx(node);
         int earlier = marks.rtxOf(t);
-        return marks.kind(t) == TxKind.RETRANSMISSION && (marks.lossCause(t) == LossCause.TIMEOUT || marks.lossCause(t) == LossCause.BACKOFF)
+        return marks.kind(t) == TxKind.RETRANSMISSION && LossCause.byRetransmissionTimer(marks.lossCause(t))
                 && earlier >= 0 && w <= 3 * (t.dep() - cp.transmissions()[earlier].dep());
     }
 

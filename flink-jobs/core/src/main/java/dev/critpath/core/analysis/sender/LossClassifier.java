@@ -66,7 +66,7 @@ final class LossClassifier {
     /** Which timer sent a re-send no ACK released: backoff, a tail loss probe, or a coarse timeout. */
     LossCause timerCause(long t, long end, Scoreboard.Segment segment, Seen seen) {
         CongestionControl.State state = seen.state();
-        if (segment != null && (segment.lastCause == LossCause.TIMEOUT || segment.lastCause == LossCause.BACKOFF)
+        if (segment != null && LossCause.byRetransmissionTimer(segment.lastCause)
                 && segment.unaAtLastTimer == seen.una()) {
             return LossCause.BACKOFF;
         }

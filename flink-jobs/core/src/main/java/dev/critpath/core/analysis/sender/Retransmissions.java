@@ -129,7 +129,7 @@ final class Retransmissions {
             return;
         }
         LossCause before = s.marks.lossCause(prev);
-        LossCause cause = before == LossCause.TIMEOUT || before == LossCause.BACKOFF ? LossCause.BACKOFF : LossCause.TIMEOUT;
+        LossCause cause = LossCause.byRetransmissionTimer(before) ? LossCause.BACKOFF : LossCause.TIMEOUT;
         s.marks.resent(syn, prevIdx, cause);
         s.marks.lossArc(syn, true);
         s.stats.countTimer(cause);
@@ -291,7 +291,7 @@ final class Retransmissions {
             seg.lastTx = r.idx();
             seg.lastDep = t;
             seg.lastCause = cause;
-            if (cause == LossCause.TIMEOUT || cause == LossCause.BACKOFF) {
+            if (LossCause.byRetransmissionTimer(cause)) {
                 seg.unaAtLastTimer = s.una;
             }
         }

@@ -70,7 +70,7 @@ class PacketSightingsTest {
                     long probesOrTimeouts = (d == Direction.C2S ? c.result().profile().c2s : c.result().profile().s2c).probesOrTimeouts;
                     check(wrong, where + "timer re-sends, probes included, and those clocked out after them",
                             k.get("TcpExtTCPTimeouts").asLong() + k.get("TcpExtTCPSlowStartRetrans").asLong() + kernelProbes,
-                            count(sent, d, r -> r.lossCause() == LossCause.TIMEOUT || r.lossCause() == LossCause.BACKOFF) + probes);
+                            count(sent, d, r -> LossCause.byRetransmissionTimer(r.lossCause())) + probes);
                     if (kernelProbes > probes || probes - kernelProbes > probesOrTimeouts) {
                         wrong.add(where + "tail loss probes: kernel " + kernelProbes + ", rows " + probes + " (" + probesOrTimeouts + " probe or timeout)");
                     }
