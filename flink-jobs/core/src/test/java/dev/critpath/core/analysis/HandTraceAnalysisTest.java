@@ -327,6 +327,35 @@ class HandTraceAnalysisTest {
     }
 
     /**
+     * The same seen from either capture alone when the response's tail is lost: ten segments, the
+     * last lost, its timer's copy 300 ms after the ACK of the nine; new data after that copy's ACK
+     * left on that ACK. The client's capture never sees the lost copy: the server's IP ids count it.
+     */
+    @ParameterizedTest
+    @EnumSource(CaptureMode.class)
+    void newDataAfterATimeoutOfAnUnseenCopyLeavesOnTheAckOfItsReSend(CaptureMode mode) {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        for (int i = 0; i < 9; i++) {
+            h.s(r + 0.1 * (i + 1)).data(1000);
+        }
+        h.s(r + 1).data(1000).lost();
+        h.c(r + 31);
+        double rtx = r + 361;
+        h.s(rtx).resend(9001, 1000);
+        h.c(rtx + 30.05);
+        h.s(rtx + 65.1).data(1000);
+        h.c(rtx + 95.2);
+        ConnectionResult res = SCREEN.apply(ANALYZER.analyze(h.trace(mode)));
+        ConnectionProfile p = res.profile();
+        assertSumsToDuration(res, h.clientObservedDurationUs());
+        assertEquals(1, p.timeouts(), p.toString());
+        assertTrue(p.times.get(Category.LOSS_TIMEOUT) >= 299_000, "the timer's 300 ms on the path: " + p.times);
+        long server = p.times.get(Category.SERVER) + p.times.get(Category.SERVER_OR_QUEUING);
+        assertTrue(server < 7_000, "the server's 5 ms and its burst, no stall: " + p.times + "\n" + res.arcs());
+    }
+
+    /**
      * A server whose timer re-sent into silence (300 ms, then 600 ms) and then resets: within its
      * next expiry (twice 600 ms, with room) it gave up on that timer, loss; seconds later it is
      * the application's close after quiet (Linux resets nothing when it gives up), idle.

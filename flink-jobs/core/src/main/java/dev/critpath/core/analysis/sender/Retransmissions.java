@@ -55,6 +55,7 @@ final class Retransmissions {
      * New data that is the timer's re-send of copies no sensor saw ({@code timers} expiries: a
      * timeout or probe, then backoffs), leaving at {@code t}: marked and counted as the kernel
      * counts them, a probe whose timing an RTO fits too as "probe or timeout" like a captured one.
+     * A timeout leaves the window to this copy (the caller records it once the copy is sent).
      */
     void timerResendOfUnseen(Tx r, long t, LossCause cause, int timers) {
         if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen())) {
@@ -67,6 +68,10 @@ final class Retransmissions {
         s.stats.retransmittedBytes += r.p.len;
         countUnseenBackoffs(r, timers - 1);
         timerFired(r);
+        if (cause != LossCause.TAIL_LOSS_PROBE) {
+            s.cc.timeout(r.end(), t, false);
+            s.scoreboard.markAllLost();
+        }
     }
 
     /** The timer sent r: its clock restarts there. */
@@ -301,9 +306,7 @@ final class Retransmissions {
         }
         s.cc.sent(s.segs(r.p.len));
         if (timerExpired) {
-            // the expiry's one-segment window is its re-send's, whatever the scoreboard's pieces say: nothing new leaves
-            // before an ACK (at most nxt; the receive window may allow less)
-            s.liberations.record(-1, Math.min(s.limit(), s.nxt), false);
+            s.recordTimerWindow();
         }
     }
 }

@@ -242,6 +242,7 @@ public final class SenderSim {
         long dataEnd = x.seq() + x.p.len; // Linux lets a FIN go whatever the congestion window
         int liberator = -1;
         int windowNeeded = -1;
+        LossCause hiddenTimer = null;
         if (x.p.len > 0) {
             if (s.limit() >= dataEnd) {
                 liberator = s.liberations.liberatorFor(dataEnd, s.lastAckTx);
@@ -255,7 +256,8 @@ public final class SenderSim {
                 liberator = beyondWindow(x, dataEnd, segs);
             }
             s.marks.liberator(x, liberator, windowNeeded >= 0 ? s.txs.get(windowNeeded) : null);
-            if (departuresEstimated && liberator >= 0 && hiddenResend(x, t, liberator)) {
+            hiddenTimer = departuresEstimated && liberator >= 0 ? hiddenResend(x, t, liberator) : null;
+            if (hiddenTimer != null) {
                 s.marks.originalLiberator(x, liberator);
                 s.timerArmedAt = t;
             }
@@ -276,6 +278,9 @@ public final class SenderSim {
             bursts.sent(liberator, t, liberator < 0 || s.liberations.opensFlow(liberator));
         }
         s.windows.sent(e, s.una, s.rwnd);
+        if (hiddenTimer != null && hiddenTimer != LossCause.TAIL_LOSS_PROBE) {
+            s.recordTimerWindow();
+        }
     }
 
     /**
@@ -283,22 +288,24 @@ public final class SenderSim {
      * with SACK a probe timeout) while the sender, within its turn, sent nothing the sensor saw, and
      * whose IP identifier says packets were sent meanwhile: its first copy was lost before the
      * sensor, and this is the timer's re-send, alone as a timer sends. Counted as the kernel does.
+     *
+     * @return the timer's cause (a timeout or probe), or null when x is not such a re-send
      */
-    private boolean hiddenResend(Tx x, long t, int liberator) {
+    private LossCause hiddenResend(Tx x, long t, int liberator) {
         // a timer re-sends one segment and waits a round trip; a burst after the pause was the application's
         boolean alone = s.rtt.minRtt() > 0 && timeToNextSend(x) >= s.rtt.minRtt() / 2;
         if (!alone || s.missingBefore == null || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
-            return false;
+            return null;
         }
         long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());
         LossCause cause = retransmissions.causeOfHidden(t, x.end(), allowedAt);
-        long wait = t - allowedAt;
+        long wait = t - Math.max(allowedAt, s.timerArmedAt); // the timer runs from its last start (an ACK of new data)
         int timers = cause == LossCause.TAIL_LOSS_PROBE ? (HiddenTimers.probeFits(wait, s.rtt.srtt()) ? 1 : 0) : HiddenTimers.expiries(wait, s.rtt.rto());
         if (cause == LossCause.FAST_RETRANSMIT || timers == 0) {
-            return false;
+            return null;
         }
         retransmissions.timerResendOfUnseen(x, t, cause, timers);
-        return true;
+        return cause;
     }
 
     /**

@@ -97,6 +97,14 @@ final class SenderState {
         return Math.max(1, (len + mss - 1) / mss);
     }
 
+    /**
+     * A timer expiry's one-segment window, taken by its re-send whatever the scoreboard's pieces
+     * say: nothing new leaves before an ACK (at most nxt; the receive window may allow less).
+     */
+    void recordTimerWindow() {
+        liberations.record(-1, Math.min(limit(), nxt), false);
+    }
+
     /** A window change, caused by the ACK tx or (tx -1) not by an ACK. */
     void recordEvent(int tx, boolean flowStart) {
         liberations.record(tx, limit(), flowStart);
