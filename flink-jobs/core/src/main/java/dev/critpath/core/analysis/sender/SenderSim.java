@@ -299,7 +299,7 @@ public final class SenderSim {
         }
         long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());
         LossCause cause = retransmissions.causeOfHidden(t, x.end(), allowedAt);
-        long wait = t - Math.max(allowedAt, s.timerArmedAt); // the timer runs from its last start (an ACK of new data)
+        long wait = t - allowedAt;
         int timers = cause == LossCause.TAIL_LOSS_PROBE ? (HiddenTimers.probeFits(wait, s.rtt.srtt()) ? 1 : 0) : HiddenTimers.expiries(wait, s.rtt.rto());
         if (cause == LossCause.FAST_RETRANSMIT || timers == 0) {
             return null;
