@@ -219,6 +219,20 @@ class PublicLossStoriesTest {
         assertTrue(v.counts().get("max_server_arc_us") >= 1_065_871 - 82_888, "server stall " + v.counts().get("max_server_arc_us"));
     }
 
+    /**
+     * zeek's ssh-dups.pcap, the server's capture: nothing reaches the server between the client's
+     * packet at 0.115 s (frame 108) and the server's reply at 1.021 s (frame 116), 905 ms of the
+     * server's own. The client's timestamps lose 0.6 % against the capture's clock, as both ways
+     * show; taken at their face they placed the client's next packet (frame 132) 8 ms early,
+     * before that reply had reached it, and the 905 ms went to the client.
+     */
+    @Test
+    void aFarClockLosingTimeMakesNoPacketLeaveBeforeWhatItAnswers() {
+        ConnectionAnalysis r = ANALYZER.analyze(connections(capture("zeek-zeek/tcp/ssh-dups.pcap")).get(0));
+        long serverArc = Screen.defaults().evaluate(r.profile()).counts().get("max_server_arc_us");
+        assertTrue(serverArc >= 905_000 && serverArc < 906_000, "the server's 905 ms in one go: " + serverArc);
+    }
+
     @Test
     void unansweredSynsAndBlackHoleReSendsAreNotSpurious() {
         for (ConnectionTrace t : connections(capture("chrissanders-packets/http_espn_fail.pcapng"))) {

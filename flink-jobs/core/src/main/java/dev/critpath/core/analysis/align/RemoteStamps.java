@@ -17,6 +17,10 @@ public final class RemoteStamps {
     private static final long MIN_SPAN_TICKS = 50;
     /** Stamps a later arrival may carry below an earlier one's: packets reordered on the way. */
     private static final long MAX_STEP_BACK = 50;
+    /** How far a clock's rate over the span may stray from its tick's, once any drift both ways show is taken out. */
+    private static final double RATE_FIT = 0.10;
+    /** How far a clock may run off its tick's rate (a host losing timer ticks, an emulator's clock) for its drift to be looked for. */
+    private static final double MAX_DRIFT = 0.25;
 
     /** The far end sends client to server. */
     private final boolean fromC2s;
@@ -29,6 +33,8 @@ public final class RemoteStamps {
     private long steps;
     /** µs per tick of their clock; 0 when they are no clock. */
     private long tick;
+    /** µs of the capture's clock per tick: the tick, less any drift of their clock against the capture's. */
+    private double usPerTick;
     /**
      * µs a stamp may lag its packet's making: one step of the clock (one counting milliseconds may
      * advance ten at once, a 100 Hz timer).
@@ -41,16 +47,31 @@ public final class RemoteStamps {
         this.fromC2s = fromC2s;
     }
 
-    /** The stamps of the packets of {@code pkts} (one sensor's, capture order) sent by the far end ({@code c2s == fromC2s}). */
-    static RemoteStamps of(Packet[] pkts, boolean fromC2s) {
+    /**
+     * The stamps of the packets of {@code pkts} (one sensor's, capture order) sent by the far end
+     * ({@code c2s == fromC2s}), their clock's drift against the capture's taken out where the
+     * local end's timestamps, echoed, show it both ways.
+     */
+    static RemoteStamps of(Packet[] pkts, boolean fromC2s, TimestampEchoes echoes) {
         RemoteStamps s = new RemoteStamps(fromC2s);
         for (Packet p : pkts) {
             if (p.c2s == fromC2s && p.tsval != PacketEvent.ABSENT) {
                 s.take(p);
             }
         }
-        s.tick = s.clockTick();
-        s.resolution = s.tick * Math.max(1, s.steps);
+        s.tick = s.clockTick(MAX_DRIFT);
+        if (s.tick != 0) {
+            s.resolution = s.tick * Math.max(1, s.steps);
+            s.usPerTick = s.tick; // the drift is looked for at the tick's own rate
+            double drift = echoes.drift(s);
+            if (Math.abs(drift) <= MAX_DRIFT) {
+                s.usPerTick = s.tick / (1 - drift);
+            }
+            long stamps = stampsAfter(s.first, s.latest);
+            if (Math.abs(s.latest.ts - s.first.ts - stamps * s.usPerTick) > stamps * s.usPerTick * RATE_FIT) {
+                s.tick = 0;
+            }
+        }
         if (s.clocked()) {
             for (Packet p : pkts) {
                 if (s.stampedRemote(p)) {
@@ -91,7 +112,16 @@ public final class RemoteStamps {
      * before the moment it stands for.
      */
     long stampedAt(Packet p) {
-        return first.ts + stampsAfter(first, p) * tick;
+        return first.ts + Math.round(stampsAfter(first, p) * usPerTick);
+    }
+
+    /** When the far end's first and latest stamped packets were captured. */
+    long firstUs() {
+        return first.ts;
+    }
+
+    long latestUs() {
+        return latest.ts;
     }
 
     long resolutionUs() {
@@ -132,20 +162,20 @@ public final class RemoteStamps {
         for (int i = 0, n = stamped.size(); i < n; i++) {
             s.take(stamped.get(i));
         }
-        return s.clockTick();
+        return s.clockTick(RATE_FIT);
     }
 
-    /** The tick of the stamps taken, as {@link #tickUs}. */
-    private long clockTick() {
-        return ranBack || first == null ? 0 : tick(first, latest);
+    /** The tick of the stamps taken whose rate fits their span within {@code fit}, as {@link #tickUs}. */
+    private long clockTick(double fit) {
+        return ranBack || first == null ? 0 : tick(first, latest, fit);
     }
 
-    /** The clock whose rate fits the capture's span within 10 %, or 0 when none does or the span is too short. */
-    private static long tick(Packet first, Packet last) {
+    /** The clock whose rate fits the capture's span within {@code fit}, or 0 when none does or the span is too short. */
+    private static long tick(Packet first, Packet last, double fit) {
         long stamps = stampsAfter(first, last);
         long us = last.ts - first.ts;
         for (long tick : TICKS_US) {
-            if (stamps >= MIN_SPAN_TICKS && Math.abs(us - stamps * tick) <= stamps * tick / 10) {
+            if (stamps >= MIN_SPAN_TICKS && Math.abs(us - stamps * tick) <= stamps * tick * fit) {
                 return tick;
             }
         }

@@ -129,7 +129,8 @@ public final class Timeline {
     private static long roundTripAlone(SensorView v, Workspace ws) {
         Packet[] pkts = v.pieceArray();
         boolean atClient = SensorRoles.packetsSay(v) != SensorRole.SERVER;
-        return minRoundTrip(pkts, atClient, TimestampEchoes.of(pkts, atClient, ws), RemoteStamps.of(pkts, !atClient), ws);
+        TimestampEchoes echoes = TimestampEchoes.of(pkts, atClient, ws);
+        return minRoundTrip(pkts, atClient, echoes, RemoteStamps.of(pkts, !atClient, echoes), ws);
     }
 
     /** The least round trip one capture at this side shows: its packets' turnarounds and the far end's timestamps. */
@@ -154,7 +155,7 @@ public final class Timeline {
     private static Timeline singleSensor(boolean sideContradicted, boolean sensorsColocated, SensorView v, boolean atClient, Workspace ws) {
         Packet[] pkts = v.pieceArray();
         TimestampEchoes echoes = TimestampEchoes.of(pkts, atClient, ws);
-        RemoteStamps stamps = RemoteStamps.of(pkts, !atClient);
+        RemoteStamps stamps = RemoteStamps.of(pkts, !atClient, echoes);
         long minRtt = minRoundTrip(pkts, atClient, echoes, stamps, ws);
         long half = minRtt == Long.MAX_VALUE ? 1 : Math.max(1, minRtt / 2); // network arcs must take time
         Tx[] txs = new Tx[pkts.length];

@@ -101,8 +101,29 @@ final class TimestampEchoes {
      * millisecond over two seconds.
      */
     long minRoundTrip(RemoteStamps stamps) {
-        long best = Long.MAX_VALUE;
         SecondMinima ways = new SecondMinima();
+        return Math.min(timeWays(stamps, ways), ways.leastSum());
+    }
+
+    /**
+     * How much faster the capture's clock ran than the far end's stamps say, as a share of the
+     * time elapsed (negative: slower), seen both ways: a clock losing time against the capture's
+     * lengthens each way back (arrival less stamp) and shortens each way there (stamp less
+     * departure) alike, so their sum holds, where a queue lengthens one way alone. From each way's
+     * least in the first and last thirds of the far end's stamped packets, the lesser trend where
+     * the two agree; 0 where they do not, or where the drift over the span is within four steps of
+     * the stamps or twice what the sum of the least ways moves from third to third.
+     */
+    double drift(RemoteStamps stamps) {
+        Thirds thirds = new Thirds(stamps.firstUs(), stamps.latestUs());
+        timeWays(stamps, thirds);
+        return thirds.drift(4 * stamps.resolutionUs());
+    }
+
+    /** Each way as the far end's stamps time it, handed to {@code ways}; returns the least round trip from a local packet to an echo of its stamp. */
+    private long timeWays(RemoteStamps stamps, Ways ways) {
+        long best = Long.MAX_VALUE;
+        int newest = -1; // the latest local packet a remote one has named yet
         for (int i = 0; i < pkts.length; i++) {
             Packet p = pkts[i];
             boolean stamped = stamps.stampedRemote(p);
@@ -112,17 +133,82 @@ final class TimestampEchoes {
             // a SYN cookie's stamp is up to 64 ticks old (its low bits carry options): it bounds no way there
             boolean timed = stamped && !p.has(TcpFlags.SYN);
             int named = p.c2s != atClient ? firstCarriers[i] : -1;
-            long sent = named >= 0 ? pkts[named].ts : Long.MIN_VALUE;
-            if (p.ts > sent && named >= 0) {
-                best = Math.min(best, p.ts - sent);
+            if (named >= 0 && p.ts > pkts[named].ts) {
+                best = Math.min(best, p.ts - pkts[named].ts);
             }
             int acked = timed && p.has(TcpFlags.ACK) ? firstEndingAt(p.ack) : -1;
-            sent = Math.max(sent, acked >= 0 ? pkts[acked].ts : Long.MIN_VALUE);
-            if (timed && sent != Long.MIN_VALUE && sent < p.ts) {
-                ways.there(p.ts, stamps.stampedAt(p) + stamps.resolutionUs() - sent);
+            int sent = acked >= 0 && (named < 0 || pkts[acked].ts > pkts[named].ts) ? acked : named;
+            if (timed && sent >= 0 && pkts[sent].ts < p.ts) {
+                ways.there(p.ts, stamps.stampedAt(p) + stamps.resolutionUs() - pkts[sent].ts, sent > newest);
+                newest = Math.max(newest, sent);
             }
         }
-        return Math.min(best, ways.leastSum());
+        return best;
+    }
+
+    /** One way's time as the far end's stamps tell it, at capture time {@code ts}, µs (up to the clocks' offset). */
+    private interface Ways {
+        /** @param first whether this is the first remote packet to name that local packet (later ones bound the way ever more loosely) */
+        void there(long ts, long us, boolean first);
+
+        void back(long ts, long us);
+    }
+
+    /** Each way's least in each third of a span, and when it was. */
+    private static final class Thirds implements Ways {
+        private final long from;
+        private final long to;
+        private final long[] there = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
+        private final long[] thereAt = new long[3];
+        private final long[] back = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
+        private final long[] backAt = new long[3];
+
+        Thirds(long from, long to) {
+            this.from = from;
+            this.to = to;
+        }
+
+        private int third(long ts) {
+            long third = (to - from) / 3;
+            return ts < from + third ? 0 : ts >= to - third ? 2 : 1;
+        }
+
+        @Override
+        public void there(long ts, long us, boolean first) {
+            int k = third(ts);
+            if (first && us < there[k]) {
+                there[k] = us;
+                thereAt[k] = ts;
+            }
+        }
+
+        @Override
+        public void back(long ts, long us) {
+            int k = third(ts);
+            if (us < back[k]) {
+                back[k] = us;
+                backAt[k] = ts;
+            }
+        }
+
+        double drift(long noiseUs) {
+            long leastSum = Long.MAX_VALUE;
+            long mostSum = Long.MIN_VALUE;
+            for (int k = 0; k < 3; k++) {
+                if (there[k] == Long.MAX_VALUE || back[k] == Long.MAX_VALUE) {
+                    return 0;
+                }
+                leastSum = Math.min(leastSum, there[k] + back[k]);
+                mostSum = Math.max(mostSum, there[k] + back[k]);
+            }
+            double backLengthens = (double) (back[2] - back[0]) / (backAt[2] - backAt[0]);
+            double thereShortens = (double) (there[0] - there[2]) / (thereAt[2] - thereAt[0]);
+            if (backLengthens > 0 != thereShortens > 0) {
+                return 0;
+            }
+            double drift = Math.copySign(Math.min(Math.abs(backLengthens), Math.abs(thereShortens)), backLengthens);
+            return Math.abs(drift) * (to - from) > noiseUs + 2 * (mostSum - leastSum) ? drift : 0;
+        }
     }
 
     /** Capture index of the earliest local packet ending at this sequence number, or -1: some copy of it had arrived. */
@@ -131,7 +217,7 @@ final class TimestampEchoes {
     }
 
     /** Each way's least per second of capture time, summed over the same or adjacent seconds. */
-    private static final class SecondMinima {
+    private static final class SecondMinima implements Ways {
         private long second = Long.MIN_VALUE;
         /** Where that second starts, µs; MAX_VALUE before the first. */
         private long secondStart = Long.MAX_VALUE;
@@ -142,12 +228,14 @@ final class TimestampEchoes {
         private long prevBack = Long.MAX_VALUE;
         private long best = Long.MAX_VALUE;
 
-        void there(long ts, long us) {
+        @Override
+        public void there(long ts, long us, boolean first) {
             at(ts);
             there = Math.min(there, us);
         }
 
-        void back(long ts, long us) {
+        @Override
+        public void back(long ts, long us) {
             at(ts);
             back = Math.min(back, us);
         }

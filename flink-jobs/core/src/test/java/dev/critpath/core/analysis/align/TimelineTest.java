@@ -163,6 +163,37 @@ class TimelineTest {
     }
 
     /**
+     * A far end whose timestamp clock loses 1 % against the capture's (a host missing timer
+     * ticks): over 10 s its stamps fall 100 ms behind, which, read as a way back ever longer,
+     * placed its replies before the requests they answer had reached it. The local end's stamps,
+     * echoed, show the way there shortening as much: the drift is taken out and each reply placed
+     * where it left. A queue that builds on the way back alone is no drift: the queued replies
+     * are placed by their stamps.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"the server's clock losing 1 %", "replies queued ever longer"})
+    void oneSensorTakesOutTheDriftOfAFarClockThatBothWaysShow(String story) {
+        double rate = story.startsWith("the server") ? 0.99 : 1;
+        HandTrace h = new HandTrace(20, 20);
+        h.c(0).syn().tsval(0);
+        h.s(20).syn().tsval(1000 + (long) (20 * rate)).tsecr(0);
+        h.c(40).ack(1).tsval(40).tsecr(1000 + (long) (20 * rate));
+        for (int i = 0; i < 100; i++) {
+            double request = 50 + 100.3 * i; // stamps a millisecond apart at times, so their steps show a 1 ms clock
+            double replied = request + 20 + 5;
+            h.c(request).data(100).tsval((long) request).tsecr(1000 + (long) ((replied - 100) * rate));
+            h.s(replied).data(1000).tsval(1000 + (long) (replied * rate)).tsecr((long) request).queued(rate == 1 ? 0.5 * i : 0);
+        }
+        Timeline tl = align(h.clientSensorOnly(), PathPrior.NONE);
+        for (Tx t : tl.txs) {
+            if (!t.c2s() && t.p.len > 0) {
+                long left = h.scripted(t).departedUs();
+                assertTrue(Math.abs(t.dep() - left) <= 3_000, "placed where it left, " + left + ": " + t);
+            }
+        }
+    }
+
+    /**
      * Issue 18, item 1: from the client's capture, ACKs queued on a slow uplink reach the server
      * later than half the least round trip puts them. The server's timestamp echoes show which it
      * had not taken in when each segment left: every ACK is estimated to arrive after each server
