@@ -33,7 +33,7 @@ public final class RemoteStamps {
     private long steps;
     /** µs per tick of their clock; 0 when they are no clock. */
     private long tick;
-    /** µs of the capture's clock per tick: the tick, less any drift of their clock against the capture's. */
+    /** µs of the capture's clock per tick: the tick, corrected for their clock's drift against the capture's. */
     private double usPerTick;
     /**
      * µs a stamp may lag its packet's making: one step of the clock (one counting milliseconds may
@@ -63,12 +63,14 @@ public final class RemoteStamps {
         if (s.tick != 0) {
             s.resolution = s.tick * Math.max(1, s.steps);
             s.usPerTick = s.tick; // the drift is looked for at the tick's own rate
-            double drift = echoes.drift(s);
-            if (Math.abs(drift) <= MAX_DRIFT) {
-                s.usPerTick = s.tick / (1 - drift);
-            }
             long stamps = stampsAfter(s.first, s.latest);
-            if (Math.abs(s.latest.ts - s.first.ts - stamps * s.usPerTick) > stamps * s.usPerTick * RATE_FIT) {
+            long span = s.latest.ts - s.first.ts;
+            double drifting = s.tick / (1 - echoes.drift(s));
+            // taken out only where it brings the stamps' rate nearer the span's
+            if (drifting > 0 && Math.abs(span - stamps * drifting) < Math.abs(span - stamps * s.tick)) {
+                s.usPerTick = drifting;
+            }
+            if (Math.abs(span - stamps * s.usPerTick) > stamps * s.usPerTick * RATE_FIT) {
                 s.tick = 0;
             }
         }

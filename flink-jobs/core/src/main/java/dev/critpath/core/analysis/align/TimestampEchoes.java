@@ -109,10 +109,12 @@ final class TimestampEchoes {
      * How much faster the capture's clock ran than the far end's stamps say, as a share of the
      * time elapsed (negative: slower), seen both ways: a clock losing time against the capture's
      * lengthens each way back (arrival less stamp) and shortens each way there (stamp less
-     * departure) alike, so their sum holds, where a queue lengthens one way alone. From each way's
-     * least in the first and last thirds of the far end's stamped packets, the lesser trend where
-     * the two agree; 0 where they do not, or where the drift over the span is within four steps of
-     * the stamps or twice what the sum of the least ways moves from third to third.
+     * departure) alike, so their sum holds, where a queue lengthens one way alone. Each way's
+     * least in the first, middle and last thirds of the time the far end's stamps span (three
+     * samples or more in each): where the two ways move in step, the lesser trend; 0 where they
+     * do not, where the lesser move is within four steps of the stamps plus twice what the sum
+     * of the two ways' least moves from third to third, or where a way's middle third is off the
+     * line through its first and last by more than a quarter of that move (a step, not a drift).
      */
     double drift(RemoteStamps stamps) {
         Thirds thirds = new Thirds(stamps.firstUs(), stamps.latestUs());
@@ -148,20 +150,24 @@ final class TimestampEchoes {
 
     /** One way's time as the far end's stamps tell it, at capture time {@code ts}, µs (up to the clocks' offset). */
     private interface Ways {
-        /** @param first whether this is the first remote packet to name that local packet (later ones bound the way ever more loosely) */
+        /** @param first whether the local packet named is later than any named before (a packet named again bounds the way ever more loosely) */
         void there(long ts, long us, boolean first);
 
         void back(long ts, long us);
     }
 
-    /** Each way's least in each third of a span, and when it was. */
+    /** Each way's least in each third of a span, when it was, and how many samples each third had. */
     private static final class Thirds implements Ways {
+        /** Samples of each way a third needs before its least counts. */
+        private static final int MIN_SAMPLES = 3;
         private final long from;
         private final long to;
         private final long[] there = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
         private final long[] thereAt = new long[3];
+        private final int[] thereSamples = new int[3];
         private final long[] back = {Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE};
         private final long[] backAt = new long[3];
+        private final int[] backSamples = new int[3];
 
         Thirds(long from, long to) {
             this.from = from;
@@ -176,15 +182,19 @@ final class TimestampEchoes {
         @Override
         public void there(long ts, long us, boolean first) {
             int k = third(ts);
-            if (first && us < there[k]) {
-                there[k] = us;
-                thereAt[k] = ts;
+            if (first) {
+                thereSamples[k]++;
+                if (us < there[k]) {
+                    there[k] = us;
+                    thereAt[k] = ts;
+                }
             }
         }
 
         @Override
         public void back(long ts, long us) {
             int k = third(ts);
+            backSamples[k]++;
             if (us < back[k]) {
                 back[k] = us;
                 backAt[k] = ts;
@@ -195,19 +205,28 @@ final class TimestampEchoes {
             long leastSum = Long.MAX_VALUE;
             long mostSum = Long.MIN_VALUE;
             for (int k = 0; k < 3; k++) {
-                if (there[k] == Long.MAX_VALUE || back[k] == Long.MAX_VALUE) {
+                if (thereSamples[k] < MIN_SAMPLES || backSamples[k] < MIN_SAMPLES) {
                     return 0;
                 }
                 leastSum = Math.min(leastSum, there[k] + back[k]);
                 mostSum = Math.max(mostSum, there[k] + back[k]);
             }
-            double backLengthens = (double) (back[2] - back[0]) / (backAt[2] - backAt[0]);
-            double thereShortens = (double) (there[0] - there[2]) / (thereAt[2] - thereAt[0]);
-            if (backLengthens > 0 != thereShortens > 0) {
+            long backChange = back[2] - back[0];
+            long thereChange = there[0] - there[2];
+            long change = Math.min(Math.abs(backChange), Math.abs(thereChange));
+            if (backChange > 0 != thereChange > 0 || change <= noiseUs + 2 * (mostSum - leastSum)
+                    || !onTheLine(back, backAt, change / 4 + noiseUs) || !onTheLine(there, thereAt, change / 4 + noiseUs)) {
                 return 0;
             }
-            double drift = Math.copySign(Math.min(Math.abs(backLengthens), Math.abs(thereShortens)), backLengthens);
-            return Math.abs(drift) * (to - from) > noiseUs + 2 * (mostSum - leastSum) ? drift : 0;
+            double backLengthens = (double) backChange / (backAt[2] - backAt[0]);
+            double thereShortens = (double) thereChange / (thereAt[2] - thereAt[0]);
+            return Math.copySign(Math.min(Math.abs(backLengthens), Math.abs(thereShortens)), backLengthens);
+        }
+
+        /** A drift moves each way's least steadily: the middle third's lies near the line through the others' (no step between two of them). */
+        private static boolean onTheLine(long[] least, long[] at, long slackUs) {
+            double expected = least[0] + (double) (least[2] - least[0]) * (at[1] - at[0]) / (at[2] - at[0]);
+            return Math.abs(least[1] - expected) <= slackUs;
         }
     }
 

@@ -55,7 +55,8 @@ final class Retransmissions {
      * New data that is the timer's re-send of copies no sensor saw ({@code timers} expiries: a
      * timeout or probe, then backoffs), leaving at {@code t}: marked and counted as the kernel
      * counts them, a probe whose timing an RTO fits too as "probe or timeout" like a captured one.
-     * A timeout leaves the window to this copy (the caller records it once the copy is sent).
+     * A timeout leaves the window to this copy (the caller records it, and the copy's segment, once
+     * the copy is sent).
      */
     void timerResendOfUnseen(Tx r, long t, LossCause cause, int timers) {
         if (cause == LossCause.TAIL_LOSS_PROBE && losses.probeCouldBeTimeout(t, seen())) {
@@ -68,9 +69,21 @@ final class Retransmissions {
         s.stats.retransmittedBytes += r.p.len;
         countUnseenBackoffs(r, timers - 1);
         timerFired(r);
-        if (cause != LossCause.TAIL_LOSS_PROBE) {
+        if (LossCause.byRetransmissionTimer(cause)) {
             s.cc.timeout(r.end(), t, false);
             s.scoreboard.markAllLost();
+        }
+    }
+
+    /** Segment seg's copy r, re-sent at t for this cause: what a later copy's cause and Karn's rule read. */
+    void copySent(Scoreboard.Segment seg, Tx r, long t, LossCause cause) {
+        seg.everRetransmitted = true;
+        s.scoreboard.resent(seg);
+        seg.lastTx = r.idx();
+        seg.lastDep = t;
+        seg.lastCause = cause;
+        if (LossCause.byRetransmissionTimer(cause)) {
+            seg.unaAtLastTimer = s.una;
         }
     }
 
@@ -291,14 +304,7 @@ final class Retransmissions {
             }
         }
         if (seg != null) {
-            seg.everRetransmitted = true;
-            s.scoreboard.resent(seg);
-            seg.lastTx = r.idx();
-            seg.lastDep = t;
-            seg.lastCause = cause;
-            if (LossCause.byRetransmissionTimer(cause)) {
-                seg.unaAtLastTimer = s.una;
-            }
+            copySent(seg, r, t, cause);
         }
         s.sent.add(r);
         if (r.end() > s.nxt) {

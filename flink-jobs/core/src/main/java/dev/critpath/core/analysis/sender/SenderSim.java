@@ -266,6 +266,9 @@ public final class SenderSim {
             s.timerArmedAt = t;
         }
         s.scoreboard.add(x.seq(), e, Math.max(segs, 1), x.idx(), t);
+        if (hiddenTimer != null) {
+            retransmissions.copySent(s.scoreboard.at(x.seq()), x, t, hiddenTimer);
+        }
         s.sent.add(x);
         s.nxt = e;
         if (x.p.len > 0) {
@@ -278,7 +281,7 @@ public final class SenderSim {
             bursts.sent(liberator, t, liberator < 0 || s.liberations.opensFlow(liberator));
         }
         s.windows.sent(e, s.una, s.rwnd);
-        if (hiddenTimer != null && hiddenTimer != LossCause.TAIL_LOSS_PROBE) {
+        if (hiddenTimer != null && LossCause.byRetransmissionTimer(hiddenTimer)) {
             s.recordTimerWindow();
         }
     }
@@ -292,9 +295,10 @@ public final class SenderSim {
      * @return the timer's cause (a timeout or probe), or null when x is not such a re-send
      */
     private LossCause hiddenResend(Tx x, long t, int liberator) {
-        // a timer re-sends one segment and waits a round trip; a burst after the pause was the application's
+        // a timer re-sends the first unacknowledged segment alone and waits a round trip; a burst after the pause was the application's
         boolean alone = s.rtt.minRtt() > 0 && timeToNextSend(x) >= s.rtt.minRtt() / 2;
-        if (!alone || s.missingBefore == null || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend || s.cc.state() != CongestionControl.State.OPEN) {
+        if (!alone || x.seq() != s.una || s.missingBefore == null || s.missingBefore[x.idx()] == 0 || s.peerDataSinceLastSend
+                || s.cc.state() != CongestionControl.State.OPEN) {
             return null;
         }
         long allowedAt = Math.max(s.lastNewDataAt, s.txs.get(liberator).arr());

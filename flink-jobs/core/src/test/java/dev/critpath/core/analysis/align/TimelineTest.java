@@ -167,22 +167,26 @@ class TimelineTest {
      * ticks): over 10 s its stamps fall 100 ms behind, which, read as a way back ever longer,
      * placed its replies before the requests they answer had reached it. The local end's stamps,
      * echoed, show the way there shortening as much: the drift is taken out and each reply placed
-     * where it left. A queue that builds on the way back alone is no drift: the queued replies
-     * are placed by their stamps.
+     * where it left. A queue that builds on the way back alone is no drift, nor is one that moves
+     * from the way back to the way there at once (the ways' sum holds, but in a step): the queued
+     * replies are placed by their stamps.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"the server's clock losing 1 %", "replies queued ever longer"})
+    @ValueSource(strings = {"the server's clock losing 1 %", "replies queued ever longer", "a queue moving from the way back to the way there"})
     void oneSensorTakesOutTheDriftOfAFarClockThatBothWaysShow(String story) {
         double rate = story.startsWith("the server") ? 0.99 : 1;
+        boolean moving = story.startsWith("a queue moving");
         HandTrace h = new HandTrace(20, 20);
         h.c(0).syn().tsval(0);
-        h.s(20).syn().tsval(1000 + (long) (20 * rate)).tsecr(0);
-        h.c(40).ack(1).tsval(40).tsecr(1000 + (long) (20 * rate));
+        h.s(20).syn().tsval(1000 + (long) (20 * rate)).tsecr(0).queued(moving ? 30 : 0);
+        h.c(70).ack(1).tsval(70).tsecr(1000 + (long) (20 * rate));
         for (int i = 0; i < 100; i++) {
-            double request = 50 + 100.3 * i; // stamps a millisecond apart at times, so their steps show a 1 ms clock
-            double replied = request + 20 + 5;
-            h.c(request).data(100).tsval((long) request).tsecr(1000 + (long) ((replied - 100) * rate));
-            h.s(replied).data(1000).tsval(1000 + (long) (replied * rate)).tsecr((long) request).queued(rate == 1 ? 0.5 * i : 0);
+            double request = 80 + 100.3 * i; // stamps a millisecond apart at times, so their steps show a 1 ms clock
+            double up = moving && i >= 33 ? 30 : 0; // the first third of the stamps' span ends at the 33rd request
+            double down = moving ? 30 - up : story.startsWith("replies") ? 0.5 * i : 0;
+            double replied = request + 20 + up + 5;
+            h.c(request).data(100).tsval((long) request).tsecr(1000 + (long) ((replied - 100) * rate)).queued(up);
+            h.s(replied).data(1000).tsval(1000 + (long) (replied * rate)).tsecr((long) request).queued(down);
         }
         Timeline tl = align(h.clientSensorOnly(), PathPrior.NONE);
         for (Tx t : tl.txs) {
