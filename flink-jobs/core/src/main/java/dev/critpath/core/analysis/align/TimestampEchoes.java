@@ -114,7 +114,8 @@ final class TimestampEchoes {
      * samples or more in each): where the two ways move in step, the lesser trend; 0 where they
      * do not, where the lesser move is within four steps of the stamps plus twice what the sum
      * of the two ways' least moves from third to third, or where a way's middle third is off the
-     * line through its first and last by more than a quarter of that move (a step, not a drift).
+     * line through its first and last by more than a quarter of that move plus those four steps
+     * (a step, not a drift).
      */
     double drift(RemoteStamps stamps) {
         Thirds thirds = new Thirds(stamps.firstUs(), stamps.latestUs());
