@@ -201,10 +201,10 @@ final class SensorRoles {
                 }
             } else if (p.has(TcpFlags.ACK)) {
                 peerAck = Math.max(peerAck, p.ack);
-                if (keepalive != null) {
+                if (keepalive != null && !p.carriesSeqSpace()) { // its answer is a bare ACK; data the peer sends anyway answers nothing
                     best = Math.min(best, p.ts - keepalive.ts);
-                    keepalive = null;
                 }
+                keepalive = null;
                 Packet latest = null;
                 while (head < tail && pkts[pending[head]].end() <= p.ack) {
                     latest = pkts[pending[head++]];

@@ -64,6 +64,25 @@ class TimelineTest {
         assertEquals(100_000, tl.minRttUs);
     }
 
+    /**
+     * A byte sent again just below what the peer acknowledged looks like a keep-alive, whose bare
+     * ACK times a round trip on an idle connection; the peer's own data 10 ms later answers
+     * nothing (pymptcpanalyzer's client_1_tcp_only.pcap port 59428 made a 100 ms path 59 ms so).
+     */
+    @Test
+    void aPeersDataAfterAKeepAliveTimesNoRoundTrip() {
+        HandTrace h = new HandTrace(30, 30);
+        double r = h.handshakeAndRequest(30);
+        h.s(r + 0.1).data(1);
+        h.c(r + 30.2);
+        double again = r + 500;
+        h.c(again).resend(100, 1);                // the request's last byte once more
+        h.s(again + 30 - 20).data(1);             // the server's next message, sent before that byte reached it
+        h.c(again + 20 + 30.1);
+        Timeline tl = align(h.clientSensorOnly(), PathPrior.NONE);
+        assertEquals(60_000, tl.minRttUs, 1_000);
+    }
+
     @Test
     void oneSensorPutsTheRemoteEndHalfAMinimumRoundTripAway() {
         Timeline tl = align(HandTrace.smallTransfer(30, 30).serverSensorOnly(), PathPrior.NONE);
