@@ -233,6 +233,20 @@ class PublicLossStoriesTest {
         assertTrue(serverArc >= 905_000 && serverArc < 906_000, "the server's 905 ms in one go: " + serverArc);
     }
 
+    /**
+     * slowfile-serverside.pcapng, the server's capture: after its 21 s black hole the server
+     * re-sends in path-MTU pieces; the last (frame 15, bytes 1609 to 2024) ends where a first copy
+     * (frame 6) ended, which had arrived, and the client's ACK 14 µs later answers that copy, not
+     * the piece. The least round trip is the handshake's 86.6 ms (tcptrace's too), not 14 µs,
+     * which had left the connection's 47 s with no propagation at all.
+     */
+    @Test
+    void aReSendCutToThePathMtuEndingWhereItsFirstCopyEndedTimesNoRoundTrip() {
+        ConnectionAnalysis r = ANALYZER.analyze(connections(capture("packetpioneer-youtube/slowfile-serverside.pcapng")).get(0));
+        assertEquals(86_591, r.profile().timing.minRttUs(), 100);
+        assertTrue(r.profile().times.get(Category.PROPAGATION) > 1_000_000, r.profile().times.toString());
+    }
+
     @Test
     void unansweredSynsAndBlackHoleReSendsAreNotSpurious() {
         for (ConnectionTrace t : connections(capture("chrissanders-packets/http_espn_fail.pcapng"))) {

@@ -163,7 +163,8 @@ final class SensorRoles {
 
     /**
      * Minimum time from a packet of one direction to the first reply acknowledging it. Karn's
-     * rule: a segment sent more than once times nothing, its ACK may answer either copy. A
+     * rule: a segment sent more than once times nothing, its ACK may answer either copy; so does
+     * a re-send cut to other boundaries that ends where an earlier copy ended. A
      * keep-alive (one old byte or none, just below what the peer acknowledged) draws an
      * immediate ACK: on an idle connection it is the only round trip there is.
      */
@@ -190,7 +191,9 @@ final class SensorRoles {
                     pending[tail++] = i;
                     if (p.seq >= sentTo) {
                         firstSeqs[firsts++] = p.seq;
-                    } else if (Arrays.binarySearch(firstSeqs, 0, firsts, p.seq) >= 0 || otherSeqs != null && otherSeqs.contains(p.seq)) {
+                    } else if (Arrays.binarySearch(firstSeqs, 0, firsts, p.seq) >= 0 || otherSeqs != null && otherSeqs.contains(p.seq)
+                            || p.end() == sentTo || Arrays.binarySearch(firstSeqs, 0, firsts, p.end()) >= 0) {
+                        // (the last: cut to other boundaries, a path MTU's, yet ending where a first copy ended)
                         sentTwice = sentTwice == null ? new LongSet() : sentTwice;
                         sentTwice.add(p.seq);
                     } else {
