@@ -192,8 +192,8 @@ final class SensorRoles {
                     if (p.seq >= sentTo) {
                         firstSeqs[firsts++] = p.seq;
                     } else if (Arrays.binarySearch(firstSeqs, 0, firsts, p.seq) >= 0 || otherSeqs != null && otherSeqs.contains(p.seq)
+                            // or cut to other boundaries (a path MTU's), yet ending where a first copy ended
                             || p.end() == sentTo || Arrays.binarySearch(firstSeqs, 0, firsts, p.end()) >= 0) {
-                        // (the last: cut to other boundaries, a path MTU's, yet ending where a first copy ended)
                         sentTwice = sentTwice == null ? new LongSet() : sentTwice;
                         sentTwice.add(p.seq);
                     } else {
