@@ -67,10 +67,10 @@ public final class RemoteStamps {
             long span = s.latest.ts - s.first.ts;
             double drifting = s.tick / (1 - echoes.drift(s));
             // taken out only where it brings the stamps' rate nearer the span's
-            if (drifting > 0 && Math.abs(span - stamps * drifting) < Math.abs(span - stamps * s.tick)) {
+            if (drifting > 0 && misfit(span, stamps, drifting) < misfit(span, stamps, s.tick)) {
                 s.usPerTick = drifting;
             }
-            if (Math.abs(span - stamps * s.usPerTick) > stamps * s.usPerTick * RATE_FIT) {
+            if (!fits(span, stamps, s.usPerTick, RATE_FIT)) {
                 s.tick = 0;
             }
         }
@@ -177,10 +177,20 @@ public final class RemoteStamps {
         long stamps = stampsAfter(first, last);
         long us = last.ts - first.ts;
         for (long tick : TICKS_US) {
-            if (stamps >= MIN_SPAN_TICKS && Math.abs(us - stamps * tick) <= stamps * tick * fit) {
+            if (stamps >= MIN_SPAN_TICKS && fits(us, stamps, tick, fit)) {
                 return tick;
             }
         }
         return 0;
+    }
+
+    /** Whether {@code stamps} ticks of {@code usPerTick} each span {@code us} within the share {@code fit}. */
+    private static boolean fits(long us, long stamps, double usPerTick, double fit) {
+        return misfit(us, stamps, usPerTick) <= stamps * usPerTick * fit;
+    }
+
+    /** How far {@code stamps} ticks of {@code usPerTick} each fall from spanning {@code us}. */
+    private static double misfit(long us, long stamps, double usPerTick) {
+        return Math.abs(us - stamps * usPerTick);
     }
 }

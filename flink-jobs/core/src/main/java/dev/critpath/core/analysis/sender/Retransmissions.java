@@ -70,9 +70,14 @@ final class Retransmissions {
         countUnseenBackoffs(r, timers - 1);
         timerFired(r);
         if (LossCause.byRetransmissionTimer(cause)) {
-            s.cc.timeout(r.end(), t, false);
-            s.scoreboard.markAllLost();
+            timerExpired(r.end(), t, false);
         }
+    }
+
+    /** A retransmission timer ran out (no probe): the loss state, every segment out counted lost, sent up to {@code lossPoint}. */
+    private void timerExpired(long lossPoint, long t, boolean backoff) {
+        s.cc.timeout(lossPoint, t, backoff);
+        s.scoreboard.markAllLost();
     }
 
     /** Segment seg's copy r, re-sent at t for this cause: what a later copy's cause and Karn's rule read. */
@@ -297,10 +302,9 @@ final class Retransmissions {
             s.timerArmedAt = t;
             lastTimerResend = r.idx();
             timerFired(r);
-            timerExpired = cause != LossCause.TAIL_LOSS_PROBE;
+            timerExpired = LossCause.byRetransmissionTimer(cause);
             if (timerExpired) {
-                s.cc.timeout(s.nxt, t, cause == LossCause.BACKOFF);
-                s.scoreboard.markAllLost();
+                timerExpired(s.nxt, t, cause == LossCause.BACKOFF);
             }
         }
         if (seg != null) {

@@ -281,7 +281,7 @@ public final class SenderSim {
             bursts.sent(liberator, t, liberator < 0 || s.liberations.opensFlow(liberator));
         }
         s.windows.sent(e, s.una, s.rwnd);
-        if (hiddenTimer != null && LossCause.byRetransmissionTimer(hiddenTimer)) {
+        if (LossCause.byRetransmissionTimer(hiddenTimer)) {
             s.recordTimerWindow();
         }
     }
