@@ -102,7 +102,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     int maxOpenConnections;
 
     @Option(names = "--max-buffered-packets", paramLabel = "N",
-            description = "Packets held at one time at most, about " + OfflineAnalysis.Settings.BYTES_PER_BUFFERED_PACKET + " bytes each "
+            description = "Packets held at one time at most, each at most " + OfflineAnalysis.Settings.BYTES_PER_BUFFERED_PACKET + " bytes of heap "
                     + "(default: " + OfflineAnalysis.Settings.MAX_BUFFERED_PACKETS + ", or what half the Java heap holds if less); "
                     + "with --max-open-connections this bounds the memory, whatever the capture's length.")
     Long maxBufferedPackets;

@@ -1,7 +1,6 @@
 package dev.critpath.core.lifecycle;
 
 import dev.critpath.core.event.PacketEvent;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,7 +91,7 @@ public final class LifecycleLoop {
     private final class Flow implements LifecycleActions, ConnectionLifecycle.Buffer {
         private final String flow;
         FlowState state;
-        List<PacketEvent> buffer;
+        PackedEvents buffer;
         /** Kept as events are buffered: the close grace's check reads none back. */
         private CloseEvidence closeEvidence = new CloseEvidence();
         private boolean inMap;
@@ -127,7 +126,7 @@ public final class LifecycleLoop {
         @Override
         public void buffer(PacketEvent e) {
             if (buffer == null) {
-                buffer = new ArrayList<>();
+                buffer = new PackedEvents();
                 held();
             }
             buffer.add(e);
@@ -140,7 +139,8 @@ public final class LifecycleLoop {
 
         @Override
         public void replaceBuffer(List<PacketEvent> events) {
-            buffer = new ArrayList<>(events);
+            buffer = new PackedEvents();
+            buffer.addAll(events);
             closeEvidence = new CloseEvidence();
             events.forEach(closeEvidence::add);
             held();

@@ -71,7 +71,10 @@ public final class OfflineAnalysis {
         public static final long IDLE_TIMEOUT_S = 900;
         public static final int MAX_OPEN_CONNECTIONS = 1_000_000;
         public static final long MAX_BUFFERED_PACKETS = 2_000_000;
-        /** A packet held, with its share of its connection's lists, as measured (docs/performance.md). */
+        /**
+         * What a held packet may take of the heap, with its share of its connection's state: held packed
+         * (LifecycleLoop), 77 bytes on 20,000 of the lab's 34-packet connections, 147 as objects.
+         */
         public static final long BYTES_PER_BUFFERED_PACKET = 200;
 
         /** Packets held at most by default: {@link #MAX_BUFFERED_PACKETS}, or what half of a smaller heap holds. */

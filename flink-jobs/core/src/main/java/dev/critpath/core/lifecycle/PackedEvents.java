@@ -1,0 +1,145 @@
+package dev.critpath.core.lifecycle;
+
+import dev.critpath.core.event.PacketEvent;
+import java.util.AbstractList;
+import java.util.Arrays;
+import java.util.RandomAccess;
+
+/**
+ * A flow's buffered events in arrays of numbers: what a connection holds until it is analysed
+ * lives as long as the connection, and as objects (an event and its list slot, some 150 bytes
+ * full of references) it is what the collector copies and traces over and over. Packed, an event
+ * is 52 bytes the collector moves without looking into. The names and addresses an event shares
+ * with the flow's others are kept once per sensor; an event that carries SACK blocks, or a value
+ * outside the schema's ranges, is kept as it came. Reading gives equal events back, in order.
+ */
+final class PackedEvents extends AbstractList<PacketEvent> implements RandomAccess {
+    private static final int LONGS = 2;
+    private static final int INTS = 9;
+    private static final long U32_MAX = 0xffff_ffffL;
+    private static final int MAX_IDENTITIES = 1 << 15;
+    // bits of the meta word
+    private static final int WSCALE_SHIFT = 8;
+    private static final int IS_ORIG = 1 << 17;
+    private static final int SACK_OK_SHIFT = 18;
+    private static final int ABSENT_SHIFT = 20;
+
+    /** Per event: ts, capture index. */
+    private long[] longs = new long[LONGS * 8];
+    /** Per event: seq, ack, tsval, tsecr (32 bits each), len, mss, win | identity << 16, ip id + 1 | (ttl + 1) << 17, meta. */
+    private int[] ints = new int[INTS * 8];
+    /** The events kept as they came (SACK blocks, values out of range), by index; null until there is one. */
+    private PacketEvent[] asTheyCame;
+    /** What events share with their flow's others, one per sensor (and orientation): the first event that had it. */
+    private PacketEvent[] identities = new PacketEvent[1];
+    private int identityCount;
+    private int size;
+
+    @Override
+    public boolean add(PacketEvent e) {
+        if (size * LONGS == longs.length) {
+            int capacity = size + (size >> 1) + 8; // as an ArrayList grows: a flow's last growth wastes at most a third
+            longs = Arrays.copyOf(longs, capacity * LONGS);
+            ints = Arrays.copyOf(ints, capacity * INTS);
+            if (asTheyCame != null) {
+                asTheyCame = Arrays.copyOf(asTheyCame, capacity);
+            }
+        }
+        int i = size++;
+        int identity = e.sack() == null ? identityOf(e) : -1;
+        int meta = identity < 0 ? -1 : meta(e);
+        if (meta < 0 || e.win() < 0 || e.win() > 0xffff || e.ipId() < -1 || e.ipId() > 0xffff || e.ttl() < -1 || e.ttl() > 0xff) {
+            if (asTheyCame == null) {
+                asTheyCame = new PacketEvent[longs.length / LONGS];
+            }
+            asTheyCame[i] = e;
+            return true;
+        }
+        longs[i * LONGS] = e.tsUs();
+        longs[i * LONGS + 1] = e.captureIndex();
+        int at = i * INTS;
+        ints[at] = (int) e.seq();
+        ints[at + 1] = (int) e.ack();
+        ints[at + 2] = (int) e.tsval();
+        ints[at + 3] = (int) e.tsecr();
+        ints[at + 4] = e.len();
+        ints[at + 5] = e.mss();
+        ints[at + 6] = e.win() | identity << 16;
+        ints[at + 7] = (e.ipId() + 1) | (e.ttl() + 1) << 17;
+        ints[at + 8] = meta;
+        return true;
+    }
+
+    @Override
+    public PacketEvent get(int i) {
+        if (i < 0 || i >= size) {
+            throw new IndexOutOfBoundsException(i);
+        }
+        if (asTheyCame != null && asTheyCame[i] != null) {
+            return asTheyCame[i];
+        }
+        int at = i * INTS;
+        int meta = ints[at + 8];
+        int winId = ints[at + 6];
+        int ipTtl = ints[at + 7];
+        PacketEvent id = identities[winId >>> 16];
+        int sackOk = (meta >>> SACK_OK_SHIFT) & 3;
+        return new PacketEvent(id.sensor(), id.sensorRole(), longs[i * LONGS], id.communityId(), id.origH(), id.origP(), id.respH(),
+                id.respP(), (meta & IS_ORIG) != 0, meta & 0xff, u32(ints[at], meta, 0), u32(ints[at + 1], meta, 1), ints[at + 4],
+                winId & 0xffff, ((meta >>> WSCALE_SHIFT) & 0x1ff) - 1, ints[at + 5], sackOk == 0 ? null : sackOk == 2,
+                null, u32(ints[at + 2], meta, 2), u32(ints[at + 3], meta, 3), (ipTtl & 0x1ffff) - 1, (ipTtl >>> 17) - 1,
+                longs[i * LONGS + 1]);
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    /** The meta word, or -1 when a value does not fit it. */
+    private static int meta(PacketEvent e) {
+        int absent = absent(e.seq(), 0) | absent(e.ack(), 1) | absent(e.tsval(), 2) | absent(e.tsecr(), 3);
+        if (absent < 0 || e.flags() < 0 || e.flags() > 0xff || e.wscale() < -1 || e.wscale() > 0xff) {
+            return -1;
+        }
+        int sackOk = e.sackOk() == null ? 0 : e.sackOk() ? 2 : 1;
+        return e.flags() | (e.wscale() + 1) << WSCALE_SHIFT | (e.isOrig() ? IS_ORIG : 0) | sackOk << SACK_OK_SHIFT | absent << ABSENT_SHIFT;
+    }
+
+    /** Bit k when the 32-bit word is absent, 0 when it fits, negative when it does not. */
+    private static int absent(long word, int k) {
+        return word == PacketEvent.ABSENT ? 1 << k : word >= 0 && word <= U32_MAX ? 0 : Integer.MIN_VALUE;
+    }
+
+    private static long u32(int word, int meta, int k) {
+        return (meta >>> (ABSENT_SHIFT + k) & 1) != 0 ? PacketEvent.ABSENT : word & U32_MAX;
+    }
+
+    /** The index of the identity the event shares, adding it when new; -1 when there are too many to number. */
+    private int identityOf(PacketEvent e) {
+        for (int k = identityCount - 1; k >= 0; k--) {
+            if (sameIdentity(identities[k], e)) {
+                return k;
+            }
+        }
+        if (identityCount == MAX_IDENTITIES) {
+            return -1;
+        }
+        if (identityCount == identities.length) {
+            identities = Arrays.copyOf(identities, identityCount * 2);
+        }
+        identities[identityCount] = e;
+        return identityCount++;
+    }
+
+    private static boolean sameIdentity(PacketEvent a, PacketEvent b) {
+        return a.origP() == b.origP() && a.respP() == b.respP() && a.sensorRole() == b.sensorRole()
+                && same(a.sensor(), b.sensor()) && same(a.communityId(), b.communityId()) && same(a.origH(), b.origH())
+                && same(a.respH(), b.respH());
+    }
+
+    /** One flow's strings are mostly the same objects: equal content is only looked at when they are not. */
+    private static boolean same(String a, String b) {
+        return a == b || a != null && a.equals(b);
+    }
+}

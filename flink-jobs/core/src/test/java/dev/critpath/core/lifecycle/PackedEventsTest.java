@@ -1,0 +1,56 @@
+package dev.critpath.core.lifecycle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.critpath.core.event.PacketEvent;
+import dev.critpath.core.event.SensorRole;
+import dev.critpath.core.pcap.PcapEvents;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PackedEventsTest {
+    private static final Path LAB = Path.of("..", "..", "testdata", "lab");
+
+    @Test
+    void givesBackEveryEventOfBothSensorsEqualAndInOrder() throws Exception {
+        List<PacketEvent> events = new ArrayList<>();
+        events.addAll(PcapEvents.readAll(LAB.resolve("sack-fast-retransmit/client.pcap"), "client-side", SensorRole.CLIENT));
+        events.addAll(PcapEvents.readAll(LAB.resolve("sack-fast-retransmit/server.pcap"), "server-side", SensorRole.SERVER));
+        events.sort(Comparator.comparingLong(PacketEvent::tsUs));
+        assertTrue(events.stream().anyMatch(e -> e.sack() != null), "the fixture has SACK blocks to keep");
+        PackedEvents packed = new PackedEvents();
+        packed.addAll(events);
+        assertEquals(events, packed);
+        assertEquals(events, new ArrayList<>(packed)); // through its iterator too
+    }
+
+    @Test
+    void keepsEdgesOfEachRangeAndWhatFallsOutsideThem() {
+        PacketEvent base = new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x18,
+                0xffff_ffffL, 0, 1448, 65535, 255, 65535, true, null, 0xffff_ffffL, 0, 65535, 255, 7);
+        List<PacketEvent> events = new ArrayList<>(List.of(
+                base,
+                // every optional field absent: -1 is not 2^32 - 1
+                new PacketEvent("s", SensorRole.SERVER, -5, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, false, 0x10, 0, 0xffff_ffffL,
+                        0, 0, PacketEvent.ABSENT, PacketEvent.ABSENT, null, null, PacketEvent.ABSENT, PacketEvent.ABSENT,
+                        PacketEvent.ABSENT, PacketEvent.ABSENT, PacketEvent.ABSENT),
+                base.withSeqAck(-7, 1L << 40), // out of the schema's range: kept as it came
+                new PacketEvent("s", SensorRole.SERVER, 2_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0,
+                        70_000, 300, -2, false, new long[] {5, 9}, 1, 1, 70_000, 256, Long.MAX_VALUE),
+                // equal names in other objects, another sensor between
+                base.withSensor(new String("s"), SensorRole.SERVER).withTsUs(3_000),
+                base.withSensor("c", SensorRole.CLIENT).withTsUs(Long.MIN_VALUE)));
+        for (int i = 0; i < 100; i++) { // the buffer grows past those kept as they came
+            events.add(base.withTsUs(10_000 + i));
+        }
+        PackedEvents packed = new PackedEvents();
+        packed.addAll(events);
+        assertEquals(events, packed);
+        assertSame(base.sensor(), packed.get(4).sensor(), "a flow's strings are kept once");
+    }
+}
