@@ -24,10 +24,21 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     private static final int SACK_OK_SHIFT = 18;
     private static final int ABSENT_SHIFT = 20;
 
+    /**
+     * Events go into chunks of 16, 32, ... 256 events, then 256 each: nothing is copied as a flow
+     * grows (copying 52 bytes an event, a big flow's growth cost more than the collector saved),
+     * and a flow leaves at most half its last chunk unused.
+     */
+    private static final int FIRST_CHUNK_BITS = 4;
+    private static final int LAST_CHUNK_BITS = 8;
+    private static final int GROWING_CHUNKS = LAST_CHUNK_BITS - FIRST_CHUNK_BITS + 1;
+    /** Events in the growing chunks together. */
+    private static final int IN_GROWING_CHUNKS = (1 << FIRST_CHUNK_BITS) * ((1 << GROWING_CHUNKS) - 1);
+
     /** Per event: ts, capture index. */
-    private long[] longs = new long[LONGS * 8];
+    private long[][] longs = new long[GROWING_CHUNKS][];
     /** Per event: seq, ack, tsval, tsecr (32 bits each), len, mss, win | identity << 16, ip id + 1 | (ttl + 1) << 17, meta. */
-    private int[] ints = new int[INTS * 8];
+    private int[][] ints = new int[GROWING_CHUNKS][];
     /** The events kept as they came (SACK blocks, values out of range), by index; null until there is one. */
     private PacketEvent[] asTheyCame;
     /** What events share with their flow's others, one per sensor (and orientation): the first event that had it. */
@@ -37,36 +48,41 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
 
     @Override
     public boolean add(PacketEvent e) {
-        if (size * LONGS == longs.length) {
-            int capacity = size + (size >> 1) + 8; // as an ArrayList grows: a flow's last growth wastes at most a third
-            longs = Arrays.copyOf(longs, capacity * LONGS);
-            ints = Arrays.copyOf(ints, capacity * INTS);
-            if (asTheyCame != null) {
-                asTheyCame = Arrays.copyOf(asTheyCame, capacity);
-            }
-        }
         int i = size++;
         int identity = e.sack() == null ? identityOf(e) : -1;
         int meta = identity < 0 ? -1 : meta(e);
         if (meta < 0 || e.win() < 0 || e.win() > 0xffff || e.ipId() < -1 || e.ipId() > 0xffff || e.ttl() < -1 || e.ttl() > 0xff) {
-            if (asTheyCame == null) {
-                asTheyCame = new PacketEvent[longs.length / LONGS];
+            if (asTheyCame == null || asTheyCame.length <= i) {
+                asTheyCame = Arrays.copyOf(asTheyCame == null ? new PacketEvent[0] : asTheyCame, i + (i >> 1) + 8);
             }
             asTheyCame[i] = e;
             return true;
         }
-        longs[i * LONGS] = e.tsUs();
-        longs[i * LONGS + 1] = e.captureIndex();
-        int at = i * INTS;
-        ints[at] = (int) e.seq();
-        ints[at + 1] = (int) e.ack();
-        ints[at + 2] = (int) e.tsval();
-        ints[at + 3] = (int) e.tsecr();
-        ints[at + 4] = e.len();
-        ints[at + 5] = e.mss();
-        ints[at + 6] = e.win() | identity << 16;
-        ints[at + 7] = (e.ipId() + 1) | (e.ttl() + 1) << 17;
-        ints[at + 8] = meta;
+        int chunk = chunkOf(i);
+        if (chunk == longs.length) {
+            longs = Arrays.copyOf(longs, chunk * 2);
+            ints = Arrays.copyOf(ints, chunk * 2);
+        }
+        if (longs[chunk] == null) {
+            int capacity = 1 << Math.min(FIRST_CHUNK_BITS + chunk, LAST_CHUNK_BITS);
+            longs[chunk] = new long[capacity * LONGS];
+            ints[chunk] = new int[capacity * INTS];
+        }
+        int k = offsetOf(i, chunk);
+        long[] l = longs[chunk];
+        l[k * LONGS] = e.tsUs();
+        l[k * LONGS + 1] = e.captureIndex();
+        int[] w = ints[chunk];
+        int at = k * INTS;
+        w[at] = (int) e.seq();
+        w[at + 1] = (int) e.ack();
+        w[at + 2] = (int) e.tsval();
+        w[at + 3] = (int) e.tsecr();
+        w[at + 4] = e.len();
+        w[at + 5] = e.mss();
+        w[at + 6] = e.win() | identity << 16;
+        w[at + 7] = (e.ipId() + 1) | (e.ttl() + 1) << 17;
+        w[at + 8] = meta;
         return true;
     }
 
@@ -75,20 +91,40 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         if (i < 0 || i >= size) {
             throw new IndexOutOfBoundsException(i);
         }
-        if (asTheyCame != null && asTheyCame[i] != null) {
+        if (asTheyCame != null && i < asTheyCame.length && asTheyCame[i] != null) {
             return asTheyCame[i];
         }
-        int at = i * INTS;
-        int meta = ints[at + 8];
-        int winId = ints[at + 6];
-        int ipTtl = ints[at + 7];
+        int chunk = chunkOf(i);
+        int k = offsetOf(i, chunk);
+        long[] l = longs[chunk];
+        int[] w = ints[chunk];
+        int at = k * INTS;
+        int meta = w[at + 8];
+        int winId = w[at + 6];
+        int ipTtl = w[at + 7];
         PacketEvent id = identities[winId >>> 16];
         int sackOk = (meta >>> SACK_OK_SHIFT) & 3;
-        return new PacketEvent(id.sensor(), id.sensorRole(), longs[i * LONGS], id.communityId(), id.origH(), id.origP(), id.respH(),
-                id.respP(), (meta & IS_ORIG) != 0, meta & 0xff, u32(ints[at], meta, 0), u32(ints[at + 1], meta, 1), ints[at + 4],
-                winId & 0xffff, ((meta >>> WSCALE_SHIFT) & 0x1ff) - 1, ints[at + 5], sackOk == 0 ? null : sackOk == 2,
-                null, u32(ints[at + 2], meta, 2), u32(ints[at + 3], meta, 3), (ipTtl & 0x1ffff) - 1, (ipTtl >>> 17) - 1,
-                longs[i * LONGS + 1]);
+        return new PacketEvent(id.sensor(), id.sensorRole(), l[k * LONGS], id.communityId(), id.origH(), id.origP(), id.respH(),
+                id.respP(), (meta & IS_ORIG) != 0, meta & 0xff, u32(w[at], meta, 0), u32(w[at + 1], meta, 1), w[at + 4],
+                winId & 0xffff, ((meta >>> WSCALE_SHIFT) & 0x1ff) - 1, w[at + 5], sackOk == 0 ? null : sackOk == 2,
+                null, u32(w[at + 2], meta, 2), u32(w[at + 3], meta, 3), (ipTtl & 0x1ffff) - 1, (ipTtl >>> 17) - 1,
+                l[k * LONGS + 1]);
+    }
+
+    /** The chunk event i is in. */
+    private static int chunkOf(int i) {
+        if (i < IN_GROWING_CHUNKS) {
+            return 31 - Integer.numberOfLeadingZeros((i >>> FIRST_CHUNK_BITS) + 1);
+        }
+        return GROWING_CHUNKS + ((i - IN_GROWING_CHUNKS) >>> LAST_CHUNK_BITS);
+    }
+
+    /** Event i's place in its chunk. */
+    private static int offsetOf(int i, int chunk) {
+        if (chunk < GROWING_CHUNKS) {
+            return i - (1 << FIRST_CHUNK_BITS) * ((1 << chunk) - 1);
+        }
+        return (i - IN_GROWING_CHUNKS) & ((1 << LAST_CHUNK_BITS) - 1);
     }
 
     @Override

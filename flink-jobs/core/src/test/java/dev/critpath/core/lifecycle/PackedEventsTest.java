@@ -45,7 +45,7 @@ class PackedEventsTest {
                 // equal names in other objects, another sensor between
                 base.withSensor(new String("s"), SensorRole.SERVER).withTsUs(3_000),
                 base.withSensor("c", SensorRole.CLIENT).withTsUs(Long.MIN_VALUE)));
-        for (int i = 0; i < 100; i++) { // the buffer grows past those kept as they came
+        for (int i = 0; i < 3_000; i++) { // past those kept as they came, and past its growing chunks
             events.add(base.withTsUs(10_000 + i));
         }
         PackedEvents packed = new PackedEvents();
