@@ -97,9 +97,11 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--reno-inflation", description = "Model fast recovery with RFC 5681 window inflation instead of Linux PRR.")
     boolean renoInflation;
 
-    @Option(names = "--max-open-connections", paramLabel = "N", defaultValue = "" + OfflineAnalysis.Settings.MAX_OPEN_CONNECTIONS,
-            description = "Connections held at one time at most; beyond, new ones are refused and counted (default: ${DEFAULT-VALUE}).")
-    int maxOpenConnections;
+    @Option(names = "--max-open-connections", paramLabel = "N",
+            description = "Connections held at one time at most, each at most " + OfflineAnalysis.Settings.BYTES_PER_OPEN_CONNECTION
+                    + " bytes of heap besides its packets; beyond, new ones are refused and counted (default: "
+                    + OfflineAnalysis.Settings.MAX_OPEN_CONNECTIONS + ", or what a quarter of the Java heap holds if less).")
+    Integer maxOpenConnections;
 
     @Option(names = "--max-buffered-packets", paramLabel = "N",
             description = "Packets held at one time at most, each at most " + OfflineAnalysis.Settings.BYTES_PER_BUFFERED_PACKET + " bytes of heap "
@@ -141,10 +143,11 @@ final class AnalyzeCommand implements Callable<Integer> {
             inputs.add(new EventFileInput(f, err::println));
         }
         int analysisThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
+        long heap = Runtime.getRuntime().maxMemory();
         OfflineAnalysis analysis = new OfflineAnalysis(new Analyzer(config()), screen(), new OfflineAnalysis.Settings(
                 OfflineAnalysis.Settings.lifecycle(Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
-                        maxOpenConnections, maxBufferedPackets != null ? maxBufferedPackets
-                                : OfflineAnalysis.Settings.maxBufferedPackets(Runtime.getRuntime().maxMemory())), analysisThreads));
+                        maxOpenConnections != null ? maxOpenConnections : OfflineAnalysis.Settings.maxOpenConnections(heap),
+                        maxBufferedPackets != null ? maxBufferedPackets : OfflineAnalysis.Settings.maxBufferedPackets(heap)), analysisThreads));
         ResultTable table = new ResultTable(out, top, all, arcs);
         Outputs outputs = new Outputs(table, err);
         OfflineAnalysis.Totals totals;
@@ -186,7 +189,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         long halfOpen = rejected.getOrDefault(Rejection.HALF_OPEN, 0L);
         if (halfOpen > 0) {
             err.println("critpath analyze: " + halfOpen + " half-open flow" + (halfOpen == 1 ? "" : "s")
-                    + " (no answer, no payload: SYN floods, scans) set aside, not analysed");
+                    + " (no payload, no answer beyond a SYN/ACK: SYN floods, scans) set aside, not analysed");
         }
         long late = rejected.getOrDefault(Rejection.LATE_EVENT, 0L);
         if (late > 0) {

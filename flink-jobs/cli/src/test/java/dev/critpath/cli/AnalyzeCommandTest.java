@@ -12,7 +12,9 @@ import dev.critpath.core.event.PacketEventJson;
 import dev.critpath.core.event.SensorRole;
 import dev.critpath.core.event.TcpFlags;
 import dev.critpath.core.testing.HandTrace;
+import dev.critpath.core.testing.PcapBuilder;
 import dev.critpath.core.testing.Repo;
+import dev.critpath.streaming.StreamProcess;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -191,7 +193,7 @@ class AnalyzeCommandTest {
         Path json = tmp.resolve("out.jsonl");
         CliRun r = CliRun.of("analyze", "--quiet", "--pcap", lab("dl-20k", "server.pcap"), "--events", syns.toString(), "--json", json.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.err().contains("3 half-open flows (no answer, no payload: SYN floods, scans) set aside"), r.err());
+        assertTrue(r.err().contains("3 half-open flows (no payload, no answer beyond a SYN/ACK: SYN floods, scans) set aside"), r.err());
         assertEquals(1, Files.readAllLines(json).size(), "only the real connection is profiled");
     }
 
@@ -208,8 +210,44 @@ class AnalyzeCommandTest {
         Files.write(syns, lines);
         CliRun r = CliRun.of("analyze", "--quiet", "--events", syns.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.err().contains("2000 half-open flows (no answer, no payload: SYN floods, scans) set aside"), r.err());
+        assertTrue(r.err().contains("2000 half-open flows (no payload, no answer beyond a SYN/ACK: SYN floods, scans) set aside"), r.err());
         assertTrue(r.out().contains("0 connections, 0 boring, 0 worth a look"), r.out());
+    }
+
+    /**
+     * A flood of connections that open and stay open (every handshake completed, nothing more), in
+     * a JVM of 64 MB: the connections a quarter of the heap holds are analysed, the rest refused
+     * and counted. With a million held at most, as before the cap followed the heap, it ran out of
+     * memory.
+     */
+    @Test
+    void aFloodOfOpenConnectionsIsHeldWithinTheHeapAndTheRestCounted() throws Exception {
+        int connections = 60_000;
+        PcapBuilder.Pcap pcap = new PcapBuilder.Pcap(1, java.nio.ByteOrder.LITTLE_ENDIAN, false, 65535);
+        long t0 = 1_795_000_000_000_000L;
+        for (int i = 0; i < connections; i++) {
+            String client = "10." + (100 + i / 62_500) + "." + (i / 250 % 250) + "." + (i % 250 + 1);
+            int port = 1024 + i % 60_000;
+            long isn = 7919L * i;
+            pcap.add(t0 + 30L * i, PcapBuilder.ethernet(PcapBuilder.ipv4Tcp(client, port, "10.71.2.2", 80, isn, 0, TcpFlags.SYN, 64240, 0, 1, 64, new byte[0])));
+            pcap.add(t0 + 30L * i + 10, PcapBuilder.ethernet(PcapBuilder.ipv4Tcp("10.71.2.2", 80, client, port, 31, isn + 1,
+                    TcpFlags.SYN | TcpFlags.ACK, 64240, 0, 1, 64, new byte[0])));
+            pcap.add(t0 + 30L * i + 20, PcapBuilder.ethernet(PcapBuilder.ipv4Tcp(client, port, "10.71.2.2", 80, isn + 1, 32, TcpFlags.ACK, 64240, 0, 2, 64,
+                    new byte[0])));
+        }
+        Path flood = tmp.resolve("open-connections.pcap");
+        Files.write(flood, pcap.bytes());
+        Path log = tmp.resolve("analyze.log");
+        Process p = StreamProcess.start(List.of("analyze", "--server-pcap", flood.toString()), log, "-Xmx64m", "-XX:+UseSerialGC");
+        assertTrue(p.waitFor(5, java.util.concurrent.TimeUnit.MINUTES), "finished");
+        String out = Files.readString(log);
+        assertEquals(0, p.exitValue(), StreamProcess.tail(log));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+) connections, (\\d+) boring").matcher(out);
+        assertTrue(m.find(), out);
+        int analysed = Integer.parseInt(m.group(1));
+        assertTrue(analysed > 1_000 && analysed < connections, analysed + " connections analysed: " + StreamProcess.tail(log));
+        assertTrue(out.contains((connections - analysed) + " packets of new connections refused while --max-open-connections"),
+                StreamProcess.tail(log));
     }
 
     /** Sensor clocks minutes apart: the captures are merged on the corrected clock and the connection is the same. */

@@ -8,11 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** `critpath` commands in a JVM of their own, as a user starts them. */
-final class StreamProcess {
+public final class StreamProcess {
     private StreamProcess() {
     }
 
-    static Process start(List<String> args, Path log, String... jvmOptions) throws IOException {
+    public static Process start(List<String> args, Path log, String... jvmOptions) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         cmd.addAll(List.of(jvmOptions));
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "dev.critpath.cli.Main"));
@@ -21,7 +21,7 @@ final class StreamProcess {
     }
 
     /** The end of a log, for failure messages. */
-    static String tail(Path log) {
+    public static String tail(Path log) {
         try {
             String s = Files.readString(log, StandardCharsets.UTF_8);
             return s.substring(Math.max(0, s.length() - 3000));

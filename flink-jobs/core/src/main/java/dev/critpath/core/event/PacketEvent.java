@@ -48,9 +48,18 @@ public record PacketEvent(
         return (flags & bit) != 0;
     }
 
-    /** An answer or payload: a flow with neither (a SYN, a scan) is only half-open. */
+    /** See {@link #engagesFlow(boolean, int, int)}. */
     public boolean engagesFlow() {
-        return !isOrig || len > 0;
+        return engagesFlow(isOrig, flags, len);
+    }
+
+    /**
+     * Payload, or a packet beyond the SYN and SYN/ACK other than the originator's RST (the ACK that
+     * completes a handshake, the responder's RST): a flow with neither (a SYN flood, answered by SYN
+     * cookies or not; a scan; a client that gave up; a capture's lone SYN/ACK) is only half-open.
+     */
+    public static boolean engagesFlow(boolean isOrig, int flags, int len) {
+        return len > 0 || (flags & TcpFlags.SYN) == 0 && !(isOrig && (flags & TcpFlags.RST) != 0);
     }
 
     /** A copy with another sensor name and role, for replaying one capture as a named sensor. */

@@ -25,10 +25,12 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     private static final int ABSENT_SHIFT = 20;
 
     /**
-     * Events go into chunks of 16, 32, ... 256 events, then 256 each: nothing is copied as a flow
-     * grows (copying 52 bytes an event, a big flow's growth cost more than the collector saved),
-     * and a flow leaves at most half its last chunk unused.
+     * Events go into chunks of 4 (a handshake: what each of a flood's connections holds), then 16,
+     * 32, ... 256 events, then 256 each: nothing is copied as a flow grows (copying 52 bytes an
+     * event, a big flow's growth cost more than the collector saved), and a flow leaves at most
+     * half its last chunk unused.
      */
+    private static final int HANDSHAKE = 4;
     private static final int FIRST_CHUNK_BITS = 4;
     private static final int LAST_CHUNK_BITS = 8;
     private static final int GROWING_CHUNKS = LAST_CHUNK_BITS - FIRST_CHUNK_BITS + 1;
@@ -36,9 +38,9 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     private static final int IN_GROWING_CHUNKS = (1 << FIRST_CHUNK_BITS) * ((1 << GROWING_CHUNKS) - 1);
 
     /** Per event: ts, capture index. */
-    private long[][] longs = new long[GROWING_CHUNKS][];
+    private long[][] longs = new long[1 + GROWING_CHUNKS][];
     /** Per event: seq, ack, tsval, tsecr (32 bits each), len, mss, win | identity << 16, ip id + 1 | (ttl + 1) << 17, meta. */
-    private int[][] ints = new int[GROWING_CHUNKS][];
+    private int[][] ints = new int[1 + GROWING_CHUNKS][];
     /** The events kept as they came (SACK blocks, values out of range), by index; null until there is one. */
     private PacketEvent[] asTheyCame;
     /** What events share with their flow's others, one per sensor (and orientation): the first event that had it. */
@@ -64,7 +66,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
             ints = Arrays.copyOf(ints, chunk * 2);
         }
         if (longs[chunk] == null) {
-            int capacity = 1 << Math.min(FIRST_CHUNK_BITS + chunk, LAST_CHUNK_BITS);
+            int capacity = chunk == 0 ? HANDSHAKE : 1 << Math.min(FIRST_CHUNK_BITS + chunk - 1, LAST_CHUNK_BITS);
             longs[chunk] = new long[capacity * LONGS];
             ints[chunk] = new int[capacity * INTS];
         }
@@ -113,18 +115,26 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
 
     /** The chunk event i is in. */
     private static int chunkOf(int i) {
-        if (i < IN_GROWING_CHUNKS) {
-            return 31 - Integer.numberOfLeadingZeros((i >>> FIRST_CHUNK_BITS) + 1);
+        if (i < HANDSHAKE) {
+            return 0;
         }
-        return GROWING_CHUNKS + ((i - IN_GROWING_CHUNKS) >>> LAST_CHUNK_BITS);
+        int j = i - HANDSHAKE;
+        if (j < IN_GROWING_CHUNKS) {
+            return 32 - Integer.numberOfLeadingZeros((j >>> FIRST_CHUNK_BITS) + 1);
+        }
+        return 1 + GROWING_CHUNKS + ((j - IN_GROWING_CHUNKS) >>> LAST_CHUNK_BITS);
     }
 
     /** Event i's place in its chunk. */
     private static int offsetOf(int i, int chunk) {
-        if (chunk < GROWING_CHUNKS) {
-            return i - (1 << FIRST_CHUNK_BITS) * ((1 << chunk) - 1);
+        if (chunk == 0) {
+            return i;
         }
-        return (i - IN_GROWING_CHUNKS) & ((1 << LAST_CHUNK_BITS) - 1);
+        int j = i - HANDSHAKE;
+        if (chunk <= GROWING_CHUNKS) {
+            return j - (1 << FIRST_CHUNK_BITS) * ((1 << (chunk - 1)) - 1);
+        }
+        return (j - IN_GROWING_CHUNKS) & ((1 << LAST_CHUNK_BITS) - 1);
     }
 
     @Override

@@ -82,12 +82,25 @@ public final class OfflineAnalysis {
         public static long maxBufferedPackets(long maxHeapBytes) {
             return Math.min(MAX_BUFFERED_PACKETS, maxHeapBytes / 2 / BYTES_PER_BUFFERED_PACKET);
         }
+
+        /**
+         * What an open connection may take of the heap besides its packets: the life cycle's state
+         * and the capture reader's (a flood of 3-packet connections held 929 bytes each in the life
+         * cycle, their names and addresses included).
+         */
+        public static final long BYTES_PER_OPEN_CONNECTION = 1_500;
+
+        /** Connections held at most by default: {@link #MAX_OPEN_CONNECTIONS}, or what a quarter of a smaller heap holds. */
+        public static int maxOpenConnections(long maxHeapBytes) {
+            return (int) Math.min(MAX_OPEN_CONNECTIONS, maxHeapBytes / 4 / BYTES_PER_OPEN_CONNECTION);
+        }
         public static final int MAX_HALF_OPEN_FLOWS = 100_000;
 
         /** The defaults of `critpath analyze`. */
         public static Settings defaults(int analysisThreads) {
-            return new Settings(lifecycle(Duration.ofSeconds(CLOSE_GRACE_S), Duration.ofSeconds(IDLE_TIMEOUT_S), MAX_OPEN_CONNECTIONS,
-                    maxBufferedPackets(Runtime.getRuntime().maxMemory())), analysisThreads);
+            long heap = Runtime.getRuntime().maxMemory();
+            return new Settings(lifecycle(Duration.ofSeconds(CLOSE_GRACE_S), Duration.ofSeconds(IDLE_TIMEOUT_S), maxOpenConnections(heap),
+                    maxBufferedPackets(heap)), analysisThreads);
         }
 
         /** The offline life cycle: the stream's lateness, caps from the caller. */
@@ -148,8 +161,24 @@ public final class OfflineAnalysis {
             run.deliverAll();
             progress.accept(new Progress(events, merged.bytesRead(), bytesTotal(inputs), 0, run.connections, System.nanoTime() - started, true));
             return new Totals(events, run.connections, rejected, merged.notes());
+        } catch (DeliveryFailed f) {
+            throw f.cause();
         } finally {
             run.close();
+        }
+    }
+
+    /** The output's failure, or an interrupt, while handing on from within the life cycle's callback. */
+    private static final class DeliveryFailed extends RuntimeException {
+        DeliveryFailed(Exception cause) {
+            super(cause);
+        }
+
+        IOException cause() throws InterruptedException {
+            if (getCause() instanceof InterruptedException i) {
+                throw i;
+            }
+            return (IOException) getCause();
         }
     }
 
@@ -186,11 +215,21 @@ public final class OfflineAnalysis {
             this.maxInFlight = 4 * Math.max(1, threads) + 8;
         }
 
+        /**
+         * Also hands on what is done: one step of the watermark can finalise any number of
+         * connections (the end of input finalises every one still open), and their analyses wait
+         * their turn here rather than all in memory at once.
+         */
         void finished(FinishedConnection c) {
             if (c.whole() && pool != null) {
                 inFlight.add(pool.submit(() -> analyse(c)));
             } else { // segments follow one another: analysed here, in order
                 inFlight.add(CompletableFuture.completedFuture(analyse(c)));
+            }
+            try {
+                deliverDone();
+            } catch (IOException | InterruptedException e) {
+                throw new DeliveryFailed(e);
             }
         }
 

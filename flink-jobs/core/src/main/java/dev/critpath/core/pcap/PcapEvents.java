@@ -21,8 +21,8 @@ import java.util.function.Consumer;
  * by their Community ID. Address strings and IDs are computed once per flow, not per packet.
  *
  * <p>A flow is forgotten once it can tell nothing its next packet would not (a new flow is made
- * then, as for a flow first seen): one that sent only SYNs (a flood, a scan) whenever the table
- * fills; one closed by a RST or both FINs, or heard from one side only, once quiet for
+ * then, as for a flow first seen): one of SYNs and SYN/ACKs only (a flood, answered by SYN cookies
+ * or not; a scan) whenever the table fills; one closed by a RST or both FINs, or heard from one side only, once quiet for
  * {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the idle timeout it is
  * given if longer. So what is held
  * grows with the flows of the last moments, not with the capture's length. What a forgotten flow
@@ -300,7 +300,8 @@ public final class PcapEvents {
         private static final int FIN_A = 4;
         private static final int FIN_B = 8;
         private static final int RST = 16;
-        private static final int NOT_SYN = 32;
+        /** A packet other than a SYN or SYN/ACK, or with payload. */
+        private static final int BEYOND_HANDSHAKE = 32;
 
         Flow(RawPacket p, int seed) {
             int len = p.addrLen();
@@ -324,13 +325,13 @@ public final class PcapEvents {
                 seen = 0; // a connection (re)starts: what an earlier one on the port pair did is no longer its
             }
             seen |= (fromA ? SENT_A : SENT_B) | (TcpFlags.has(flags, TcpFlags.FIN) ? fromA ? FIN_A : FIN_B : 0)
-                    | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0) | (pureSyn ? 0 : NOT_SYN);
+                    | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0) | (TcpFlags.has(flags, TcpFlags.SYN) && p.payloadLen == 0 ? 0 : BEYOND_HANDSHAKE);
             lastUs = Math.max(lastUs, p.tsUs);
         }
 
         /** Nothing kept that the flow's next packet would not give again (see the class comment). */
         boolean forgettable(long nowUs, long longQuietUs) {
-            if ((seen & NOT_SYN) == 0) {
+            if ((seen & BEYOND_HANDSHAKE) == 0) {
                 return true;
             }
             boolean closed = (seen & RST) != 0 || (seen & (FIN_A | FIN_B)) == (FIN_A | FIN_B);

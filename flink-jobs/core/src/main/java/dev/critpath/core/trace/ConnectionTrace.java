@@ -27,7 +27,7 @@ public record ConnectionTrace(
     }
 
     /**
-     * No answer and no payload (SYN floods, scans, a client that gave up): nothing to analyse. Both
+     * No payload and no answer beyond a SYN/ACK (SYN floods, scans, a client that gave up): nothing to analyse. Both
      * the stream and offline analysis set such flows aside instead of profiling them as boring.
      */
     public boolean isHalfOpen() {

@@ -59,6 +59,7 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         Conversation longLived = new Conversation();
         Conversation unanswered = new Conversation();
         Conversation answered = new Conversation();
+        Conversation cookie = new Conversation();
         Conversation held = new Conversation();
         Conversation refused = new Conversation("client-site", 40_001, 1_000, 0);
         Conversation reset = new Conversation();
@@ -133,14 +134,17 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                 Arguments.of("a SYN nobody answers is set aside after the idle timeout, holding no flow", defaults(), List.of(
                         send(unanswered.syn(1000)), send(unanswered.syn(2000)), holds(0, 1), // the half-open table's sweep timer
                         watermark(121_999), watermark(122_000, "dead letter half_open_connection"), holds(0, 0), end())),
+                Arguments.of("a SYN answered by a SYN/ACK alone (a flood answered by SYN cookies) is half-open too", defaults(), List.of(
+                        send(cookie.syn(1000)), send(cookie.synAck(1010)), holds(0, 1),
+                        watermark(121_009), watermark(121_010, "dead letter half_open_connection"), holds(0, 0), end())),
                 Arguments.of("the answer moves a half-open flow's packets into its connection", defaults(), List.of(
                         send(answered.syn(1000)), send(answered.syn(2000)), send(answered.synAck(2010)), send(answered.ack(2020)),
                         watermark(122_019), watermark(122_020, "connection: 4 events"), end())),
                 Arguments.of("beyond the flow cap a new connection is refused", withCaps(200_000, 1), List.of(
-                        send(held.syn(1000)), send(held.synAck(1010)),
-                        send(refused.syn(1020)), send(refused.synAck(1030), "dead letter flow_table_full"),
-                        watermark(121_010, "connection: 2 events"),
-                        end("dead letter half_open_connection")))); // the refused flow's SYN, still waiting for an answer
+                        send(held.syn(1000)), send(held.synAck(1010)), send(held.ack(1015)),
+                        send(refused.syn(1020)), send(refused.synAck(1030)), send(refused.ack(1040), "dead letter flow_table_full"),
+                        watermark(121_015, "connection: 3 events"),
+                        end("dead letter half_open_connection")))); // the refused flow's SYN and SYN/ACK, its handshake's end refused
     }
 
     @ParameterizedTest(name = "{0}")
@@ -166,13 +170,13 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         List<String> actions = new ArrayList<>();
         RecordedActions out = new RecordedActions(actions);
         FlowState s = null;
-        lifecycle.onEvent(c.flow(), s, c.synAck(1000), Long.MIN_VALUE, out);
+        lifecycle.onEvent(c.flow(), s, c.ack(1000), Long.MIN_VALUE, out);
         assertEquals(List.of("buffer", "set timer 121000", "store"), actions);
         actions.clear();
         lifecycle.onEvent(c.flow(), out.stored, c.rst(2000), 1500, out);
         assertEquals(List.of("buffer", "delete timer 121000", "set timer 7000", "store"), actions);
         actions.clear();
-        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.synAck(1000), c.rst(2000)), out);
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.ack(1000), c.rst(2000)), out);
         assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 67000", "store"), actions, "the tombstone");
     }
 

@@ -57,6 +57,16 @@ class PcapEventsFlowsTest {
         assertTrue(reader.flowsHeld() < 1024, reader.flowsHeld() + " flows held after 200,000 SYNs");
     }
 
+    /** A server with SYN cookies answers every SYN: a flow of SYN and SYN/ACK alone is forgotten as the table fills too. */
+    @Test
+    void aSynFloodAnsweredBySynCookiesIsNotKept() {
+        for (int i = 0; i < 200_000; i++) {
+            packet(T0 + 10L * i, 11 << 24 | i, 40_000, SERVER, 80, TcpFlags.SYN);
+            packet(T0 + 10L * i + 5, SERVER, 80, 11 << 24 | i, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+        }
+        assertTrue(reader.flowsHeld() < 1024, reader.flowsHeld() + " flows held after 200,000 SYNs and SYN/ACKs");
+    }
+
     @Test
     void anIpv6SynFloodIsNotKept() {
         p.ipVersion = 6;
