@@ -21,7 +21,9 @@ import java.util.function.ToDoubleFunction;
  * `critpath analyze --quiet --top 5 --server-pcap` against `tcptrace -l -n` on the same capture,
  * alternated, wall time, CPU time and peak resident memory of each; on a capture of overlapping
  * copies of the lab's server-side captures, on one twice as long with the same connections open at
- * a time, and on a SYN flood. Then the core alone on one thread (events in memory, no reading).
+ * a time, and on a SYN flood; critpath alone on the same flood answered by SYN cookies and with
+ * every handshake completed and left open. Then the core alone on one thread (events in memory,
+ * no reading).
  * tcptrace runs with -n: without it, it spends its time on reverse DNS lookups, which measures
  * the resolver, not the analysis.
  *
@@ -48,6 +50,8 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
         Path pcap = work.resolve("bench-server-side.pcap");
         Path twice = work.resolve("bench-server-side-twice-as-long.pcap");
         Path flood = work.resolve("bench-syn-flood.pcap");
+        Path answered = work.resolve("bench-syn-flood-answered.pcap");
+        Path opened = work.resolve("bench-connection-flood.pcap");
         try {
             err.printf(Locale.ROOT, "writing %,d copies of %,d lab frames, %.1f ms apart, to %s, and the same twice over to %s ...%n",
                     copies, capture.framesPerCopy(), spacingUs / 1000.0, pcap, twice);
@@ -55,7 +59,9 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
             capture.write(pcap, copies, spacingUs, 1);
             capture.write(twice, copies, spacingUs, 2);
             if (synFlood > 0) {
-                SyntheticCapture.writeSynFlood(flood, synFlood);
+                SyntheticCapture.writeFlood(flood, synFlood, SyntheticCapture.Handshake.SYN);
+                SyntheticCapture.writeFlood(answered, synFlood, SyntheticCapture.Handshake.ANSWERED);
+                SyntheticCapture.writeFlood(opened, synFlood, SyntheticCapture.Handshake.COMPLETED);
             }
             List<PacketEvent> events = PcapEvents.readAll(pcap, "server-side", SensorRole.SERVER);
             long packets = events.size();
@@ -68,6 +74,9 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
                 compare(out, err, "twice as long, same connections open at a time", twice, critpath, tcptrace, 2 * packets);
                 if (synFlood > 0) {
                     compare(out, err, String.format(Locale.ROOT, "%,d-SYN flood", synFlood), flood, critpath, tcptrace, synFlood);
+                    // tcptrace's half minute and 8 GB per flood once is enough
+                    compare(out, err, "the same answered by SYN cookies", answered, critpath, false, 2L * synFlood);
+                    compare(out, err, "the same, handshakes completed and left open", opened, critpath, false, 3L * synFlood);
                 }
             } else {
                 out.println("(critpath is not running from its jar: no whole-process rows)");
@@ -83,6 +92,8 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
                 Files.deleteIfExists(pcap);
                 Files.deleteIfExists(twice);
                 Files.deleteIfExists(flood);
+                Files.deleteIfExists(answered);
+                Files.deleteIfExists(opened);
                 Files.deleteIfExists(work);
             }
         }

@@ -224,36 +224,58 @@ final class SyntheticCapture {
                 .putInt(type).putInt(12 + body.length).put(body).putInt(12 + body.length).array();
     }
 
+    /** How far each connection of a flood gets. */
+    enum Handshake {
+        /** A SYN, unanswered. */
+        SYN,
+        /** A SYN and the server's SYN/ACK (a server answering with SYN cookies), nothing more. */
+        ANSWERED,
+        /** SYN, SYN/ACK and the client's ACK, then nothing: connections opened and left open. */
+        COMPLETED
+    }
+
     /**
-     * A SYN flood: {@code syns} SYNs from as many client addresses and ports to one server port,
-     * 10 µs apart, none answered. Classic pcap, Ethernet/IPv4.
+     * A flood: {@code syns} connections from as many client addresses and ports to one server
+     * port, 10 µs apart, each taken as far as {@code handshake} says. Classic pcap, Ethernet/IPv4.
      */
-    static void writeSynFlood(Path out, int syns) throws IOException {
+    static void writeFlood(Path out, int syns, Handshake handshake) throws IOException {
+        byte[] server = {10, 1, 0, 1};
         try (OutputStream o = new BufferedOutputStream(Files.newOutputStream(out), 1 << 20)) {
             writeClassicHeader(o);
-            ByteBuffer rec = ByteBuffer.allocate(16 + 58).order(ByteOrder.LITTLE_ENDIAN);
             long t0 = 1_700_000_000_000_000L;
             for (int i = 0; i < syns; i++) {
                 long ts = t0 + 10L * i;
-                rec.clear();
-                rec.putInt((int) (ts / 1_000_000)).putInt((int) (ts % 1_000_000)).putInt(58).putInt(58);
-                ByteBuffer f = rec.slice(16, 58).order(ByteOrder.BIG_ENDIAN);
-                f.put(new byte[] {2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1}).putShort((short) 0x0800);
-                // IPv4: 20 bytes, TCP: 24 bytes with an MSS option
-                f.put((byte) 0x45).put((byte) 0).putShort((short) 44).putShort((short) i).putShort((short) 0x4000)
-                        .put((byte) 64).put((byte) 6).putShort((short) 0)
-                        .put((byte) 10).put((byte) (128 + (i >>> 16 & 0x3f))).put((byte) (i >>> 8)).put((byte) i)
-                        .put((byte) 10).put((byte) 1).put((byte) 0).put((byte) 1);
-                f.putShort((short) (1024 + i % 60_000)).putShort((short) 80).putInt(i * 7919).putInt(0)
-                        .put((byte) 0x60).put((byte) 0x02).putShort((short) 64_240).putShort((short) 0).putShort((short) 0)
-                        .put((byte) 2).put((byte) 4).putShort((short) 1460);
-                byte[] frame = new byte[58];
-                f.get(0, frame);
-                ipChecksum(frame);
-                rec.put(16, frame);
-                o.write(rec.array(), 0, 16 + 58);
+                byte[] client = {10, (byte) (128 + (i >>> 16 & 0x3f)), (byte) (i >>> 8), (byte) i};
+                int port = 1024 + i % 60_000;
+                int isn = i * 7919;
+                writeHandshakeFrame(o, ts, i, client, port, server, 80, isn, 0, 0x02);
+                if (handshake != Handshake.SYN) {
+                    writeHandshakeFrame(o, ts + 3, i, server, 80, client, port, i * 31, isn + 1, 0x12);
+                }
+                if (handshake == Handshake.COMPLETED) {
+                    writeHandshakeFrame(o, ts + 6, i + 1, client, port, server, 80, isn + 1, i * 31 + 1, 0x10);
+                }
             }
         }
+    }
+
+    /** One record: an Ethernet/IPv4/TCP frame of 58 bytes, its TCP header with an MSS option. */
+    private static void writeHandshakeFrame(OutputStream o, long ts, int ipId, byte[] src, int srcPort, byte[] dst, int dstPort, int seq, int ack,
+            int flags) throws IOException {
+        ByteBuffer rec = ByteBuffer.allocate(16 + 58).order(ByteOrder.LITTLE_ENDIAN);
+        rec.putInt((int) (ts / 1_000_000)).putInt((int) (ts % 1_000_000)).putInt(58).putInt(58);
+        ByteBuffer f = rec.slice(16, 58).order(ByteOrder.BIG_ENDIAN);
+        f.put(new byte[] {2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1}).putShort((short) 0x0800);
+        f.put((byte) 0x45).put((byte) 0).putShort((short) 44).putShort((short) ipId).putShort((short) 0x4000)
+                .put((byte) 64).put((byte) 6).putShort((short) 0).put(src).put(dst);
+        f.putShort((short) srcPort).putShort((short) dstPort).putInt(seq).putInt(ack)
+                .put((byte) 0x60).put((byte) flags).putShort((short) 64_240).putShort((short) 0).putShort((short) 0)
+                .put((byte) 2).put((byte) 4).putShort((short) 1460);
+        byte[] frame = new byte[58];
+        f.get(0, frame);
+        ipChecksum(frame);
+        rec.put(16, frame);
+        o.write(rec.array());
     }
 
     /** Replaces the client's address in an Ethernet/IPv4 frame and fixes the IP header checksum. */

@@ -18,7 +18,8 @@ import picocli.CommandLine.Spec;
         header = "Measures critpath analyze next to tcptrace -l -n on large captures, as whole processes.",
         description = {"Builds a large server-side capture of overlapping copies of the bundled lab captures, one twice as "
             + "long with the same connections open at a time, and a SYN flood; runs `critpath analyze` and `tcptrace -l -n` "
-            + "(if installed) on each, alternated, and reports wall time, CPU time and peak memory of each process; then the "
+            + "(if installed) on each, alternated, and reports wall time, CPU time and peak memory of each process; critpath "
+            + "alone on the flood answered by SYN cookies and on the flood with every handshake completed and left open; then the "
             + "core engine alone on one thread. Prints a table; docs/performance.md records the figures."})
 final class BenchCommand implements Callable<Integer> {
     @Spec
@@ -30,7 +31,7 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--spacing-ms", paramLabel = "MS", description = "How far apart the copies start; below the lab captures' span they overlap (default: ${DEFAULT-VALUE}).", defaultValue = "5")
     double spacingMs;
 
-    @Option(names = "--syn-flood", paramLabel = "N", description = "SYNs in the SYN-flood capture; 0 for none (default: ${DEFAULT-VALUE}).", defaultValue = "1000000")
+    @Option(names = "--syn-flood", paramLabel = "N", description = "SYNs in each flood capture; 0 for none (default: ${DEFAULT-VALUE}).", defaultValue = "1000000")
     int synFlood;
 
     @Option(names = "--iterations", paramLabel = "N", description = "Timed runs of each measurement after one warm-up (default: ${DEFAULT-VALUE}); fastest, median and slowest are reported.", defaultValue = "3")

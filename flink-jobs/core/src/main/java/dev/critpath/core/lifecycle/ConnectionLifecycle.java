@@ -36,7 +36,7 @@ import java.util.function.Function;
  *
  * <p>Floods. At most {@code maxEventsPerConnection} events are kept per flow; the rest are counted
  * and the connection is flagged. Half-open flows (no payload, no answer beyond a SYN/ACK) are not analysed: they
- * become one dead letter each. Until an answer or payload comes, a flow waits in a bounded table
+ * become one dead letter each. Until it engages ({@link PacketEvent#engagesFlow}), a flow waits in a bounded table
  * of its own (HalfOpenFlows), not in the flow's state: a SYN flood beyond it sets the oldest
  * half-open flows aside first, and never touches the connections held. At the instance's caps on
  * connections and events, new connections are flow_table_full dead letters.
@@ -335,7 +335,7 @@ public final class ConnectionLifecycle {
                 h.evicted() ? "; set aside early: " + cfg.maxHalfOpenFlows() + " half-open flows held (--max-half-open-flows)" : "", out);
     }
 
-    /** One dead letter for a flow without answer or payload, whether set aside from its table or found at finalising. */
+    /** One dead letter for a half-open flow, whether set aside from its table or found at finalising. */
     private static void halfOpenDeadLetter(PacketEvent first, long packets, String note, LifecycleActions out) {
         out.reject(new Rejection(Rejection.HALF_OPEN, packets + " packet(s) " + first.origH() + ":" + first.origP() + " > "
                 + first.respH() + ":" + first.respP() + ", no payload and no answer beyond a SYN/ACK" + note, first, null));
