@@ -189,7 +189,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         long halfOpen = rejected.getOrDefault(Rejection.HALF_OPEN, 0L);
         if (halfOpen > 0) {
             err.println("critpath analyze: " + halfOpen + " half-open flow" + (halfOpen == 1 ? "" : "s")
-                    + " (no payload, no answer beyond a SYN/ACK: SYN floods, scans) set aside, not analysed");
+                    + " (no payload, no handshake completed: SYN floods, scans) set aside, not analysed");
         }
         long late = rejected.getOrDefault(Rejection.LATE_EVENT, 0L);
         if (late > 0) {

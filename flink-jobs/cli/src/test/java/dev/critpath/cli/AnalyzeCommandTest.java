@@ -193,7 +193,7 @@ class AnalyzeCommandTest {
         Path json = tmp.resolve("out.jsonl");
         CliRun r = CliRun.of("analyze", "--quiet", "--pcap", lab("dl-20k", "server.pcap"), "--events", syns.toString(), "--json", json.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.err().contains("3 half-open flows (no payload, no answer beyond a SYN/ACK: SYN floods, scans) set aside"), r.err());
+        assertTrue(r.err().contains("3 half-open flows (no payload, no handshake completed: SYN floods, scans) set aside"), r.err());
         assertEquals(1, Files.readAllLines(json).size(), "only the real connection is profiled");
     }
 
@@ -210,7 +210,7 @@ class AnalyzeCommandTest {
         Files.write(syns, lines);
         CliRun r = CliRun.of("analyze", "--quiet", "--events", syns.toString());
         assertEquals(0, r.exit(), r.err());
-        assertTrue(r.err().contains("2000 half-open flows (no payload, no answer beyond a SYN/ACK: SYN floods, scans) set aside"), r.err());
+        assertTrue(r.err().contains("2000 half-open flows (no payload, no handshake completed: SYN floods, scans) set aside"), r.err());
         assertTrue(r.out().contains("0 connections, 0 boring, 0 worth a look"), r.out());
     }
 

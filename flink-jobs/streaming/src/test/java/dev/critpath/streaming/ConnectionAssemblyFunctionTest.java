@@ -67,7 +67,7 @@ class ConnectionAssemblyFunctionTest {
         harness.processWatermark(new Watermark(124_000));
         List<DeadLetter> dead = harness.getSideOutput(ConnectionAssemblyFunction.REJECTED).stream().map(StreamRecord::getValue).toList();
         assertEquals(List.of("half_open_connection"), dead.stream().map(DeadLetter::reason).toList());
-        assertEquals("3 packet(s) 10.0.0.1:40000 > 10.0.0.2:80, no payload and no answer beyond a SYN/ACK", dead.get(0).detail());
+        assertEquals("3 packet(s) 10.0.0.1:40000 > 10.0.0.2:80, no payload and no handshake completed", dead.get(0).detail());
         assertEquals(List.of(0, 0, 0), List.of(harness.extractOutputValues().size(), harness.numKeyedStateEntries(), harness.numEventTimeTimers()));
     }
 

@@ -48,18 +48,22 @@ public record PacketEvent(
         return (flags & bit) != 0;
     }
 
-    /** See {@link #engagesFlow(boolean, int, int)}. */
+    /**
+     * Payload, or the responder's packet beyond its SYN/ACK (an ACK, a RST): with neither, and no
+     * {@link #completesHandshake handshake completed}, a flow (a SYN flood, answered by SYN cookies
+     * or not; a scan, an ACK flood; a client that gave up; a capture's lone SYN/ACK) is only half-open.
+     */
     public boolean engagesFlow() {
-        return engagesFlow(isOrig, flags, len);
+        return len > 0 || !isOrig && (flags & TcpFlags.SYN) == 0;
     }
 
-    /**
-     * Payload, or a packet beyond the SYN and SYN/ACK other than the originator's RST (the ACK that
-     * completes a handshake, the responder's RST): a flow with neither (a SYN flood, answered by SYN
-     * cookies or not; a scan; a client that gave up; a capture's lone SYN/ACK) is only half-open.
-     */
-    public static boolean engagesFlow(boolean isOrig, int flags, int len) {
-        return len > 0 || (flags & TcpFlags.SYN) == 0 && !(isOrig && (flags & TcpFlags.RST) != 0);
+    /** The originator's bare ACK: it engages a flow that holds the responder's SYN/ACK (the handshake completed). */
+    public boolean completesHandshake() {
+        return isOrig && (flags & (TcpFlags.SYN | TcpFlags.RST | TcpFlags.ACK)) == TcpFlags.ACK;
+    }
+
+    public boolean isSynAck() {
+        return !isOrig && (flags & (TcpFlags.SYN | TcpFlags.ACK)) == (TcpFlags.SYN | TcpFlags.ACK);
     }
 
     /** A copy with another sensor name and role, for replaying one capture as a named sensor. */

@@ -35,7 +35,7 @@ import java.util.function.Function;
  * only the restarted handshake stays (see ConnectionSegments).
  *
  * <p>Floods. At most {@code maxEventsPerConnection} events are kept per flow; the rest are counted
- * and the connection is flagged. Half-open flows (no payload, no answer beyond a SYN/ACK) are not analysed: they
+ * and the connection is flagged. Half-open flows (no payload, no handshake completed) are not analysed: they
  * become one dead letter each. Until it engages ({@link PacketEvent#engagesFlow}), a flow waits in a bounded table
  * of its own (HalfOpenFlows), not in the flow's state: a SYN flood beyond it sets the oldest
  * half-open flows aside first, and never touches the connections held. At the instance's caps on
@@ -88,7 +88,7 @@ public final class ConnectionLifecycle {
                 late(e, "no connection of this flow is held any more", out);
                 return;
             }
-            if (!e.engagesFlow()) { // half-open so far
+            if (!halfOpenFlows.engages(flow, e)) { // half-open so far
                 SetAside evicted = halfOpenFlows.add(flow, e, activity(tsMs, watermarkMs));
                 if (evicted != null) {
                     setAside(evicted, out);
@@ -338,7 +338,7 @@ public final class ConnectionLifecycle {
     /** One dead letter for a half-open flow, whether set aside from its table or found at finalising. */
     private static void halfOpenDeadLetter(PacketEvent first, long packets, String note, LifecycleActions out) {
         out.reject(new Rejection(Rejection.HALF_OPEN, packets + " packet(s) " + first.origH() + ":" + first.origP() + " > "
-                + first.respH() + ":" + first.respP() + ", no payload and no answer beyond a SYN/ACK" + note, first, null));
+                + first.respH() + ":" + first.respP() + ", no payload and no handshake completed" + note, first, null));
     }
 
     private void forget(LifecycleActions out) {

@@ -24,6 +24,8 @@ final class HalfOpenFlows {
 
     private static final class Pen {
         final List<PacketEvent> events = new ArrayList<>(2);
+        /** The responder's SYN/ACK came: the originator's ACK would complete the handshake. */
+        boolean answered;
         long lastActivityMs;
         long uncounted;
     }
@@ -37,6 +39,15 @@ final class HalfOpenFlows {
 
     boolean holds(String flow) {
         return flows.containsKey(flow);
+    }
+
+    /** Whether the event, with what the flow holds, engages it (see PacketEvent.engagesFlow). */
+    boolean engages(String flow, PacketEvent e) {
+        if (e.engagesFlow()) {
+            return true;
+        }
+        Pen p = e.completesHandshake() ? flows.get(flow) : null;
+        return p != null && p.answered;
     }
 
     /** Adds a packet of a half-open flow; returns the flow it evicted to make room, if any. */
@@ -55,6 +66,7 @@ final class HalfOpenFlows {
         } else {
             p.uncounted++;
         }
+        p.answered |= e.isSynAck();
         p.lastActivityMs = Math.max(p.lastActivityMs, activityMs);
         return evicted;
     }

@@ -17,7 +17,8 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     private static final int LONGS = 2;
     private static final int INTS = 9;
     private static final long U32_MAX = 0xffff_ffffL;
-    private static final int MAX_IDENTITIES = 1 << 15;
+    /** A flow has one per sensor and orientation: more (crafted input) are kept as they came, not searched. */
+    private static final int MAX_IDENTITIES = 64;
     // bits of the meta word
     private static final int WSCALE_SHIFT = 8;
     private static final int IS_ORIG = 1 << 17;
@@ -27,8 +28,8 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     /**
      * Events go into chunks of 4 (a handshake: what each of a flood's connections holds), then 16,
      * 32, ... 256 events, then 256 each: nothing is copied as a flow grows (copying 52 bytes an
-     * event, a big flow's growth cost more than the collector saved), and a flow leaves at most
-     * half its last chunk unused.
+     * event, a big flow's growth cost more than the collector saved), and a flow of more than 20
+     * events leaves at most half its last chunk unused.
      */
     private static final int HANDSHAKE = 4;
     private static final int FIRST_CHUNK_BITS = 4;
@@ -50,7 +51,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
 
     @Override
     public boolean add(PacketEvent e) {
-        int i = size++;
+        int i = size;
         int identity = e.sack() == null ? identityOf(e) : -1;
         int meta = identity < 0 ? -1 : meta(e);
         if (meta < 0 || e.win() < 0 || e.win() > 0xffff || e.ipId() < -1 || e.ipId() > 0xffff || e.ttl() < -1 || e.ttl() > 0xff) {
@@ -58,12 +59,13 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
                 asTheyCame = Arrays.copyOf(asTheyCame == null ? new PacketEvent[0] : asTheyCame, i + (i >> 1) + 8);
             }
             asTheyCame[i] = e;
+            size++;
             return true;
         }
         int chunk = chunkOf(i);
-        if (chunk == longs.length) {
-            longs = Arrays.copyOf(longs, chunk * 2);
-            ints = Arrays.copyOf(ints, chunk * 2);
+        if (chunk >= longs.length) { // chunks whose events were all kept as they came are never made
+            longs = Arrays.copyOf(longs, Math.max(chunk + 1, longs.length * 2));
+            ints = Arrays.copyOf(ints, longs.length);
         }
         if (longs[chunk] == null) {
             int capacity = chunk == 0 ? HANDSHAKE : 1 << Math.min(FIRST_CHUNK_BITS + chunk - 1, LAST_CHUNK_BITS);
@@ -85,6 +87,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         w[at + 6] = e.win() | identity << 16;
         w[at + 7] = (e.ipId() + 1) | (e.ttl() + 1) << 17;
         w[at + 8] = meta;
+        size++;
         return true;
     }
 

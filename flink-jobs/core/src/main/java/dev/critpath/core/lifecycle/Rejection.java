@@ -11,7 +11,7 @@ import dev.critpath.core.event.PacketEvent;
 public record Rejection(String reason, String detail, PacketEvent event, String raw) {
     /** Arrived after its connection was analysed, or too old for a flow no longer held. */
     public static final String LATE_EVENT = "late_event";
-    /** A flow with no payload and no answer beyond a SYN/ACK. */
+    /** A flow with no payload and no handshake completed (PacketEvent.engagesFlow). */
     public static final String HALF_OPEN = "half_open_connection";
     /** A new connection while the instance held all the flows or events it may. */
     public static final String FLOW_TABLE_FULL = "flow_table_full";

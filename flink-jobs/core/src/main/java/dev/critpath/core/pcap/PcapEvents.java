@@ -21,8 +21,9 @@ import java.util.function.Consumer;
  * by their Community ID. Address strings and IDs are computed once per flow, not per packet.
  *
  * <p>A flow is forgotten once it can tell nothing its next packet would not (a new flow is made
- * then, as for a flow first seen): one of SYNs and SYN/ACKs only (a flood, answered by SYN cookies
- * or not; a scan) whenever the table fills; one closed by a RST or both FINs, or heard from one side only, once quiet for
+ * then, as for a flow first seen): one that sent only SYNs (a flood, a scan) whenever the table
+ * fills; one of SYNs and SYN/ACKs only (a flood answered by SYN cookies) once quiet for
+ * {@link #HANDSHAKE_QUIET_US} (its ACK, which only the SYN's orientation tells apart, is due within a round trip); one closed by a RST or both FINs, or heard from one side only, once quiet for
  * {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the idle timeout it is
  * given if longer. So what is held
  * grows with the flows of the last moments, not with the capture's length. What a forgotten flow
@@ -35,6 +36,8 @@ public final class PcapEvents {
     private final int communityIdSeed;
     /** Zeek's tcp_attempt_delay and tcp_close_delay: a flow unanswered or closed this long is done. */
     static final long BRIEF_QUIET_US = 5_000_000;
+    /** Quiet this long after its SYN/ACK, a handshake's ACK is not coming (it is due within a round trip; a SYN/ACK re-sent later orients the flow again). */
+    static final long HANDSHAKE_QUIET_US = 1_000_000;
     /** Above the offline idle timeout's default (15 minutes), so a connection the life cycle still holds keeps its orientation. */
     static final long LONG_QUIET_US = 3_600_000_000L;
     private static final int MIN_TABLE = 1024;
@@ -300,8 +303,9 @@ public final class PcapEvents {
         private static final int FIN_A = 4;
         private static final int FIN_B = 8;
         private static final int RST = 16;
+        private static final int NOT_SYN = 32;
         /** A packet other than a SYN or SYN/ACK, or with payload. */
-        private static final int BEYOND_HANDSHAKE = 32;
+        private static final int BEYOND_HANDSHAKE = 64;
 
         Flow(RawPacket p, int seed) {
             int len = p.addrLen();
@@ -325,14 +329,18 @@ public final class PcapEvents {
                 seen = 0; // a connection (re)starts: what an earlier one on the port pair did is no longer its
             }
             seen |= (fromA ? SENT_A : SENT_B) | (TcpFlags.has(flags, TcpFlags.FIN) ? fromA ? FIN_A : FIN_B : 0)
-                    | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0) | (TcpFlags.has(flags, TcpFlags.SYN) && p.payloadLen == 0 ? 0 : BEYOND_HANDSHAKE);
+                    | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0) | (pureSyn ? 0 : NOT_SYN)
+                    | (TcpFlags.has(flags, TcpFlags.SYN) && p.payloadLen == 0 ? 0 : BEYOND_HANDSHAKE);
             lastUs = Math.max(lastUs, p.tsUs);
         }
 
         /** Nothing kept that the flow's next packet would not give again (see the class comment). */
         boolean forgettable(long nowUs, long longQuietUs) {
-            if ((seen & BEYOND_HANDSHAKE) == 0) {
+            if ((seen & NOT_SYN) == 0) {
                 return true;
+            }
+            if ((seen & BEYOND_HANDSHAKE) == 0) {
+                return nowUs - lastUs > HANDSHAKE_QUIET_US;
             }
             boolean closed = (seen & RST) != 0 || (seen & (FIN_A | FIN_B)) == (FIN_A | FIN_B);
             boolean oneSided = (seen & (SENT_A | SENT_B)) != (SENT_A | SENT_B);

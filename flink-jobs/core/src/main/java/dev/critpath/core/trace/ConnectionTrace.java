@@ -27,15 +27,17 @@ public record ConnectionTrace(
     }
 
     /**
-     * No payload and no answer beyond a SYN/ACK (SYN floods, scans, a client that gave up): nothing to analyse. Both
+     * No payload and no handshake completed (SYN floods, scans, a client that gave up): nothing to analyse. Both
      * the stream and offline analysis set such flows aside instead of profiling them as boring.
      */
     public boolean isHalfOpen() {
         for (SensorCapture c : captures) {
+            boolean answered = false;
             for (PacketEvent e : c.packets()) {
-                if (e.engagesFlow()) {
+                if (e.engagesFlow() || answered && e.completesHandshake()) {
                     return false;
                 }
+                answered |= e.isSynAck();
             }
         }
         return true;

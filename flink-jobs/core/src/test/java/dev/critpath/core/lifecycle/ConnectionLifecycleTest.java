@@ -60,6 +60,7 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         Conversation unanswered = new Conversation();
         Conversation answered = new Conversation();
         Conversation cookie = new Conversation();
+        Conversation ackFlood = new Conversation();
         Conversation held = new Conversation();
         Conversation refused = new Conversation("client-site", 40_001, 1_000, 0);
         Conversation reset = new Conversation();
@@ -137,6 +138,9 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                 Arguments.of("a SYN answered by a SYN/ACK alone (a flood answered by SYN cookies) is half-open too", defaults(), List.of(
                         send(cookie.syn(1000)), send(cookie.synAck(1010)), holds(0, 1),
                         watermark(121_009), watermark(121_010, "dead letter half_open_connection"), holds(0, 0), end())),
+                Arguments.of("the originator's ACK engages only a flow its SYN/ACK answered (an ACK flood is half-open)", defaults(), List.of(
+                        send(ackFlood.ack(1000)), send(ackFlood.ack(1010)), holds(0, 1),
+                        watermark(121_009), watermark(121_010, "dead letter half_open_connection"), holds(0, 0), end())),
                 Arguments.of("the answer moves a half-open flow's packets into its connection", defaults(), List.of(
                         send(answered.syn(1000)), send(answered.syn(2000)), send(answered.synAck(2010)), send(answered.ack(2020)),
                         watermark(122_019), watermark(122_020, "connection: 4 events"), end())),
@@ -170,13 +174,13 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         List<String> actions = new ArrayList<>();
         RecordedActions out = new RecordedActions(actions);
         FlowState s = null;
-        lifecycle.onEvent(c.flow(), s, c.ack(1000), Long.MIN_VALUE, out);
+        lifecycle.onEvent(c.flow(), s, c.response(1000), Long.MIN_VALUE, out);
         assertEquals(List.of("buffer", "set timer 121000", "store"), actions);
         actions.clear();
         lifecycle.onEvent(c.flow(), out.stored, c.rst(2000), 1500, out);
         assertEquals(List.of("buffer", "delete timer 121000", "set timer 7000", "store"), actions);
         actions.clear();
-        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.ack(1000), c.rst(2000)), out);
+        lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.response(1000), c.rst(2000)), out);
         assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 67000", "store"), actions, "the tombstone");
     }
 

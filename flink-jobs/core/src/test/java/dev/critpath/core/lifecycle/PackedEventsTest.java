@@ -53,4 +53,43 @@ class PackedEventsTest {
         assertEquals(events, packed);
         assertSame(base.sensor(), packed.get(4).sensor(), "a flow's strings are kept once");
     }
+
+    /** Each value out of its range alone, so each range's check is what keeps the event whole. */
+    @Test
+    void keepsAnEventWithAnyOneValueOutOfRangeAsItCame() {
+        PacketEvent e = new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0,
+                1000, 7, 1460, false, null, 5, 6, 9, 64, 7);
+        List<PacketEvent> events = List.of(e,
+                new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x1ff, 1, 1, 0, 1000, 7, 1460,
+                        false, null, 5, 6, 9, 64, 7),
+                new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0, 70_000, 7, 1460,
+                        false, null, 5, 6, 9, 64, 7),
+                new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0, 1000, 300, 1460,
+                        false, null, 5, 6, 9, 64, 7),
+                new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0, 1000, 7, 1460,
+                        false, null, 5, 6, 70_000, 64, 7),
+                new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0, 1000, 7, 1460,
+                        false, null, 5, 6, 9, 256, 7),
+                new PacketEvent("s", SensorRole.SERVER, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0, 1000, 7, 1460,
+                        false, null, 1L << 33, 6, 9, 64, 7));
+        PackedEvents packed = new PackedEvents();
+        packed.addAll(events);
+        assertEquals(events, packed);
+    }
+
+    /** A long run of events kept as they came (SACK blocks in a long recovery) leaves whole chunks unmade. */
+    @Test
+    void packsAgainAfterARunKeptAsItCame() {
+        PacketEvent plain = new PacketEvent("s", SensorRole.CLIENT, 1_000, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1, 0,
+                1000, 7, 1460, true, null, 5, 6, 9, 64, 7);
+        List<PacketEvent> events = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            events.add(new PacketEvent("s", SensorRole.CLIENT, 2_000 + i, "1:abc", "10.0.0.1", 40000, "10.0.0.2", 80, true, 0x10, 1, 1 + i,
+                    0, 1000, 7, 1460, true, new long[] {5, 9}, 5, 6, 9, 64, 7));
+        }
+        events.add(plain);
+        PackedEvents packed = new PackedEvents();
+        packed.addAll(events);
+        assertEquals(events, packed);
+    }
 }

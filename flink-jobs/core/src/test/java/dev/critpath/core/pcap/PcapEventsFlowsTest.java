@@ -57,14 +57,25 @@ class PcapEventsFlowsTest {
         assertTrue(reader.flowsHeld() < 1024, reader.flowsHeld() + " flows held after 200,000 SYNs");
     }
 
-    /** A server with SYN cookies answers every SYN: a flow of SYN and SYN/ACK alone is forgotten as the table fills too. */
+    /** A server with SYN cookies answers every SYN: a flow of SYN and SYN/ACK alone is forgotten once quiet for a second. */
     @Test
     void aSynFloodAnsweredBySynCookiesIsNotKept() {
         for (int i = 0; i < 200_000; i++) {
-            packet(T0 + 10L * i, 11 << 24 | i, 40_000, SERVER, 80, TcpFlags.SYN);
-            packet(T0 + 10L * i + 5, SERVER, 80, 11 << 24 | i, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+            packet(T0 + 50L * i, 11 << 24 | i, 40_000, SERVER, 80, TcpFlags.SYN);
+            packet(T0 + 50L * i + 5, SERVER, 80, 11 << 24 | i, 40_000, TcpFlags.SYN | TcpFlags.ACK);
         }
-        assertTrue(reader.flowsHeld() < 1024, reader.flowsHeld() + " flows held after 200,000 SYNs and SYN/ACKs");
+        // swept as the table grows: at most a few seconds' worth, not the 200,000
+        assertTrue(reader.flowsHeld() < 100_000, reader.flowsHeld() + " flows held after 10 s of SYNs and SYN/ACKs, 20,000 a second");
+    }
+
+    /** The table fills between a SYN/ACK and its ACK: the ACK is still the client's, as the SYN said (the ports would say otherwise). */
+    @Test
+    void aHandshakeKeepsItsOrientationThoughTheTableFillsBeforeItsAck() {
+        int client = 12 << 24 | 5;
+        fromClient(T0, client, TcpFlags.SYN);
+        packet(T0 + 100, SERVER, 50_000, client, 40_000, TcpFlags.SYN | TcpFlags.ACK);
+        synFlood(T0 + 200, 2_000);
+        assertTrue(fromClient(T0 + 30_000, client, TcpFlags.ACK).isOrig(), "the handshake's ACK");
     }
 
     @Test
