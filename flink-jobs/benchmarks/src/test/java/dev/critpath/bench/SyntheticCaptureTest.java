@@ -71,22 +71,16 @@ class SyntheticCaptureTest {
 
     @Test
     void aSynFloodIsThatManyUnansweredSyns() throws Exception {
-        Path out = tmp.resolve("flood.pcap");
-        SyntheticCapture.writeFlood(out, 1000, SyntheticCapture.Handshake.SYN);
-        List<PacketEvent> events = PcapEvents.readAll(out, "server-side", SensorRole.SERVER);
+        List<PacketEvent> events = floodOf1000(SyntheticCapture.Handshake.SYN);
         assertEquals(1000, events.size());
-        assertEquals(1000, events.stream().map(PacketEvent::communityId).distinct().count());
         events.forEach(e -> assertTrue(e.hasFlag(TcpFlags.SYN) && !e.hasFlag(TcpFlags.ACK) && e.respP() == 80 && e.mss() == 1460));
     }
 
-    /** Answered, each SYN draws its SYN/ACK; completed, the client's ACK follows: every connection in its own flow. */
+    /** Answered, each SYN draws its SYN/ACK; completed, the client's ACK follows. */
     @Test
     void aFloodGoesAsFarIntoTheHandshakeAsAsked() throws Exception {
-        Path out = tmp.resolve("flood.pcap");
-        SyntheticCapture.writeFlood(out, 1000, SyntheticCapture.Handshake.COMPLETED);
-        List<PacketEvent> events = PcapEvents.readAll(out, "server-side", SensorRole.SERVER);
+        List<PacketEvent> events = floodOf1000(SyntheticCapture.Handshake.COMPLETED);
         assertEquals(3000, events.size());
-        assertEquals(1000, events.stream().map(PacketEvent::communityId).distinct().count());
         for (int i = 0; i < 3000; i += 3) {
             PacketEvent syn = events.get(i);
             PacketEvent synAck = events.get(i + 1);
@@ -95,8 +89,16 @@ class SyntheticCaptureTest {
             assertTrue(!synAck.isOrig() && synAck.flags() == (TcpFlags.SYN | TcpFlags.ACK) && synAck.ack() == syn.seq() + 1, synAck.toString());
             assertTrue(ack.isOrig() && ack.flags() == TcpFlags.ACK && ack.ack() == synAck.seq() + 1 && ack.seq() == syn.seq() + 1, ack.toString());
         }
-        SyntheticCapture.writeFlood(out, 1000, SyntheticCapture.Handshake.ANSWERED);
-        assertEquals(2000, PcapEvents.readAll(out, "server-side", SensorRole.SERVER).size());
+        assertEquals(2000, floodOf1000(SyntheticCapture.Handshake.ANSWERED).size());
+    }
+
+    /** A flood of 1,000 connections as read back: every one in a flow of its own. */
+    private List<PacketEvent> floodOf1000(SyntheticCapture.Handshake handshake) throws Exception {
+        Path out = tmp.resolve("flood-" + handshake + ".pcap");
+        SyntheticCapture.writeFlood(out, 1000, handshake);
+        List<PacketEvent> events = PcapEvents.readAll(out, "server-side", SensorRole.SERVER);
+        assertEquals(1000, events.stream().map(PacketEvent::communityId).distinct().count());
+        return events;
     }
 
     /** The reader benchmark's feature captures hold the original's packets, in the form each claims. */
