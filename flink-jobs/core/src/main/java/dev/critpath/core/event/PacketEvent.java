@@ -57,6 +57,11 @@ public record PacketEvent(
         return len > 0 || !isOrig && (flags & TcpFlags.SYN) == 0;
     }
 
+    /** Whether this engages its flow, given whether the flow holds the responder's SYN/ACK (then the originator's bare ACK does too). */
+    public boolean engagesFlow(boolean answered) {
+        return engagesFlow() || answered && completesHandshake();
+    }
+
     /** The originator's bare ACK: it engages a flow that holds the responder's SYN/ACK (the handshake completed). */
     public boolean completesHandshake() {
         return isOrig && (flags & (TcpFlags.SYN | TcpFlags.RST | TcpFlags.ACK)) == TcpFlags.ACK;

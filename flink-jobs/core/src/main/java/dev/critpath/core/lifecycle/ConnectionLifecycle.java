@@ -35,10 +35,11 @@ import java.util.function.Function;
  * only the restarted handshake stays (see ConnectionSegments).
  *
  * <p>Floods. At most {@code maxEventsPerConnection} events are kept per flow; the rest are counted
- * and the connection is flagged. Half-open flows (no payload, no handshake completed) are not analysed: they
- * become one dead letter each. Until it engages ({@link PacketEvent#engagesFlow}), a flow waits in a bounded table
- * of its own (HalfOpenFlows), not in the flow's state: a SYN flood beyond it sets the oldest
- * half-open flows aside first, and never touches the connections held. At the instance's caps on
+ * and the connection is flagged. Half-open flows (no payload, no handshake completed) are not
+ * analysed: they become one dead letter each. Until it engages ({@link PacketEvent#engagesFlow}),
+ * a flow waits in a bounded table of its own (HalfOpenFlows), not in the flow's state: a SYN
+ * flood beyond it sets the oldest half-open flows aside first, and never touches the connections
+ * held. At the instance's caps on
  * connections and events, new connections are flow_table_full dead letters.
  *
  * <p>Driving it. Events go to {@link #onEvent} with the watermark before them; a timer the flow

@@ -41,13 +41,10 @@ final class HalfOpenFlows {
         return flows.containsKey(flow);
     }
 
-    /** Whether the event, with what the flow holds, engages it (see PacketEvent.engagesFlow). */
+    /** Whether the event, with what the flow holds, engages it; the table is looked at only for a bare ACK. */
     boolean engages(String flow, PacketEvent e) {
-        if (e.engagesFlow()) {
-            return true;
-        }
         Pen p = e.completesHandshake() ? flows.get(flow) : null;
-        return p != null && p.answered;
+        return e.engagesFlow(p != null && p.answered);
     }
 
     /** Adds a packet of a half-open flow; returns the flow it evicted to make room, if any. */

@@ -54,7 +54,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         int i = size;
         int identity = e.sack() == null ? identityOf(e) : -1;
         int meta = identity < 0 ? -1 : meta(e);
-        if (meta < 0 || e.win() < 0 || e.win() > 0xffff || e.ipId() < -1 || e.ipId() > 0xffff || e.ttl() < -1 || e.ttl() > 0xff) {
+        if (meta < 0) {
             if (asTheyCame == null || asTheyCame.length <= i) {
                 asTheyCame = Arrays.copyOf(asTheyCame == null ? new PacketEvent[0] : asTheyCame, i + (i >> 1) + 8);
             }
@@ -145,10 +145,11 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         return size;
     }
 
-    /** The meta word, or -1 when a value does not fit it. */
+    /** The meta word, or -1 when a value does not fit the packed words. */
     private static int meta(PacketEvent e) {
         int absent = absent(e.seq(), 0) | absent(e.ack(), 1) | absent(e.tsval(), 2) | absent(e.tsecr(), 3);
-        if (absent < 0 || e.flags() < 0 || e.flags() > 0xff || e.wscale() < -1 || e.wscale() > 0xff) {
+        if (absent < 0 || e.flags() < 0 || e.flags() > 0xff || e.wscale() < -1 || e.wscale() > 0xff
+                || e.win() < 0 || e.win() > 0xffff || e.ipId() < -1 || e.ipId() > 0xffff || e.ttl() < -1 || e.ttl() > 0xff) {
             return -1;
         }
         int sackOk = e.sackOk() == null ? 0 : e.sackOk() ? 2 : 1;

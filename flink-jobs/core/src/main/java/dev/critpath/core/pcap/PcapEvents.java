@@ -23,10 +23,11 @@ import java.util.function.Consumer;
  * <p>A flow is forgotten once it can tell nothing its next packet would not (a new flow is made
  * then, as for a flow first seen): one that sent only SYNs (a flood, a scan) whenever the table
  * fills; one of SYNs and SYN/ACKs only (a flood answered by SYN cookies) once quiet for
- * {@link #HANDSHAKE_QUIET_US} (its ACK, which only the SYN's orientation tells apart, is due within a round trip); one closed by a RST or both FINs, or heard from one side only, once quiet for
- * {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the idle timeout it is
- * given if longer. So what is held
- * grows with the flows of the last moments, not with the capture's length. What a forgotten flow
+ * {@link #HANDSHAKE_QUIET_US} (its ACK, which only the SYN's orientation tells apart, is due
+ * within a round trip); one closed by a RST or both FINs, or heard from one side only, once
+ * quiet for {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the
+ * idle timeout it is given if longer. So what is held grows with the flows of the last moments,
+ * not with the capture's length. What a forgotten flow
  * kept was the orientation its SYN gave: a packet after it is oriented afresh (by the service
  * port), as Zeek orients a connection whose state it expired.
  */

@@ -34,7 +34,7 @@ public record ConnectionTrace(
         for (SensorCapture c : captures) {
             boolean answered = false;
             for (PacketEvent e : c.packets()) {
-                if (e.engagesFlow() || answered && e.completesHandshake()) {
+                if (e.engagesFlow(answered)) {
                     return false;
                 }
                 answered |= e.isSynAck();
