@@ -98,7 +98,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     boolean renoInflation;
 
     @Option(names = "--max-open-connections", paramLabel = "N",
-            description = "Connections held at one time at most (a closed one for a minute more, for its stragglers), each at most "
+            description = "Connections open at one time at most, each at most "
                     + OfflineAnalysis.Settings.BYTES_PER_OPEN_CONNECTION
                     + " bytes of heap besides its packets; beyond, new ones are refused and counted (default: "
                     + OfflineAnalysis.Settings.MAX_OPEN_CONNECTIONS + ", or what a quarter of the Java heap holds if less).")

@@ -61,7 +61,7 @@ final class StreamOptions {
     @Option(names = "--max-events-per-connection", paramLabel = "N", description = "Events kept per connection; beyond it they are counted and the connection flagged (default: ${DEFAULT-VALUE}).", defaultValue = "200000")
     int maxEvents;
 
-    @Option(names = "--max-flows", paramLabel = "N", description = "Connections one parallel instance holds at most; beyond, new ones are flow_table_full dead letters (default: ${DEFAULT-VALUE}).", defaultValue = "200000")
+    @Option(names = "--max-flows", paramLabel = "N", description = "Connections one parallel instance holds at most (closed ones' tombstones apart, at most twice as many); beyond, new ones are flow_table_full dead letters (default: ${DEFAULT-VALUE}).", defaultValue = "200000")
     int maxFlows;
 
     @Option(names = "--max-half-open-flows", paramLabel = "N", description = "Flows without answer or payload yet (SYNs) one parallel instance holds at most; beyond, the one quiet the longest is a half_open_connection dead letter (default: ${DEFAULT-VALUE}).", defaultValue = "100000")

@@ -72,6 +72,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         rejections = Map.of(Rejection.LATE_EVENT, metrics.counter("late_events"), Rejection.HALF_OPEN, metrics.counter("half_open_connections"),
                 Rejection.FLOW_TABLE_FULL, metrics.counter("flows_refused"));
         metrics.gauge("flows_held", () -> lifecycle.flowsHeld());
+        metrics.gauge("tombstones_held", () -> lifecycle.tombstonesHeld());
         metrics.gauge("events_buffered", () -> lifecycle.eventsBuffered());
         metrics.gauge("half_open_flows_held", () -> lifecycle.halfOpenFlowsHeld());
     }
@@ -82,7 +83,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         heldTotals = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("held-totals",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         for (long[] t : heldTotals.get()) { // after rescaling, an instance may get several
-            lifecycle.restoreTotals(t[0], t[1]);
+            lifecycle.restoreTotals(t[0], t[1], t.length > 2 ? t[2] : 0); // two before tombstones were counted apart
         }
         // every instance sees every half-open packet on restore and keeps those of its own key groups
         halfOpenState = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("half-open", EventSerializers.PACKET_EVENT));
@@ -97,7 +98,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
-        heldTotals.update(List.of(new long[] {lifecycle.flowsHeld(), lifecycle.eventsBuffered()}));
+        heldTotals.update(List.of(new long[] {lifecycle.flowsHeld(), lifecycle.eventsBuffered(), lifecycle.tombstonesHeld()}));
         halfOpenState.update(lifecycle.halfOpenEvents());
     }
 

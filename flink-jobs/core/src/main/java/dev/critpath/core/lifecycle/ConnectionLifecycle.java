@@ -39,8 +39,10 @@ import java.util.function.Function;
  * analysed: they become one dead letter each. Until it engages ({@link PacketEvent#engagesFlow}),
  * a flow waits in a bounded table of its own (HalfOpenFlows), not in the flow's state: a SYN
  * flood beyond it sets the oldest half-open flows aside first, and never touches the connections
- * held. At the instance's caps on
- * connections and events, new connections are flow_table_full dead letters.
+ * held. At the instance's caps on connections and events, new connections are flow_table_full
+ * dead letters. Tombstones are counted apart, at most {@link #TOMBSTONES_PER_FLOW} times the cap
+ * on connections, so that many short connections a second never reach that cap; a connection
+ * finalised beyond it leaves none (a straggler of it may then start a connection of its own).
  *
  * <p>Driving it. Events go to {@link #onEvent} with the watermark before them; a timer the flow
  * set goes to {@link #onTimer} once the watermark reaches it. The end of input is the watermark
@@ -48,11 +50,14 @@ import java.util.function.Function;
  */
 public final class ConnectionLifecycle {
     private static final long NONE = Long.MIN_VALUE;
+    /** A tombstone costs a fraction of a held connection (a few hundred bytes against 1,500 offline). */
+    public static final int TOMBSTONES_PER_FLOW = 2;
 
     private final LifecycleConfig cfg;
     private final Function<ConnectionTrace, String> pathOf;
     private final HalfOpenFlows halfOpenFlows;
     private long flowsHeld;
+    private long tombstonesHeld;
     private long eventsBuffered;
     /** When the one timer that sweeps the half-open table fires; NONE when none is set. */
     private long sweepAtMs = NONE;
@@ -99,7 +104,7 @@ public final class ConnectionLifecycle {
                 }
                 return;
             }
-            if (flowsHeld >= cfg.maxFlows() || eventsBuffered >= cfg.maxBufferedEvents()) {
+            if (full()) {
                 refuse(e, out);
                 return;
             }
@@ -115,7 +120,13 @@ public final class ConnectionLifecycle {
                 late(e, "its connection was already analysed", out);
                 return;
             }
+            if (full()) {
+                refuse(e, out);
+                return;
+            }
             s.tombstoneUntilMs = NONE; // a new connection reuses the port pair
+            forgetTombstone();
+            flowsHeld++;
         }
         hold(e, s, watermarkMs, out);
         out.store(s);
@@ -134,8 +145,13 @@ public final class ConnectionLifecycle {
         if (s == null || timestampMs != s.timerMs) {
             return; // the half-open sweep's timer, set under whichever flow was current
         }
-        if (s.holdsNothing()) { // the tombstone's own timer: forget the flow
-            forget(out);
+        if (s.holdsNothing()) { // the tombstone's own timer (or a flow whose every event went over a cap): forget the flow
+            if (s.isTombstone()) {
+                forgetTombstone();
+                out.clear();
+            } else {
+                forget(out);
+            }
             return;
         }
         long idleDueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
@@ -158,9 +174,13 @@ public final class ConnectionLifecycle {
         out.store(s);
     }
 
-    /** Connections (and tombstones) held, and events buffered, by this instance. */
+    /** Connections held (tombstones apart), and events buffered, by this instance. */
     public long flowsHeld() {
         return flowsHeld;
+    }
+
+    public long tombstonesHeld() {
+        return tombstonesHeld;
     }
 
     public long eventsBuffered() {
@@ -176,10 +196,14 @@ public final class ConnectionLifecycle {
         return halfOpenFlows.snapshot();
     }
 
-    /** Takes back totals and half-open packets a checkpoint kept (several, after rescaling). */
-    public void restoreTotals(long flows, long events) {
+    /**
+     * Takes back totals and half-open packets a checkpoint kept (several after rescaling; none on
+     * an instance added, whose flows are then forgotten without having been counted).
+     */
+    public void restoreTotals(long flows, long events, long tombstones) {
         flowsHeld += flows;
         eventsBuffered += events;
+        tombstonesHeld += tombstones;
     }
 
     public void restoreHalfOpen(PacketEvent e) {
@@ -265,10 +289,13 @@ public final class ConnectionLifecycle {
         }
         out.clearBuffer();
         eventsBuffered -= s.bufferedCount;
-        if (!analysed) { // half-open only: no tombstone, a flood must not leave one per SYN
+        // no tombstone for a half-open flow (a flood must not leave one per SYN), nor beyond their cap
+        if (!analysed || tombstonesHeld >= (long) TOMBSTONES_PER_FLOW * cfg.maxFlows()) {
             forget(out);
             return;
         }
+        flowsHeld--;
+        tombstonesHeld++;
         s.bufferedCount = 0;
         s.overCap = 0;
         s.closing = false;
@@ -344,7 +371,19 @@ public final class ConnectionLifecycle {
 
     private void forget(LifecycleActions out) {
         out.clear();
-        flowsHeld--;
+        flowsHeld = Math.max(0, flowsHeld - 1);
+    }
+
+    private void forgetTombstone() {
+        if (tombstonesHeld > 0) {
+            tombstonesHeld--;
+        } else { // restored from a checkpoint that counted tombstones among the flows
+            flowsHeld = Math.max(0, flowsHeld - 1);
+        }
+    }
+
+    private boolean full() {
+        return flowsHeld >= cfg.maxFlows() || eventsBuffered >= cfg.maxBufferedEvents();
     }
 
     private void refuse(PacketEvent e, LifecycleActions out) {

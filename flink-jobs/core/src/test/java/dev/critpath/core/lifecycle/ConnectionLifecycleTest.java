@@ -66,6 +66,9 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         Conversation reset = new Conversation();
         Conversation halfClosed = new Conversation("client-site", 40_002, 1_000, 0);
         Conversation finUnacknowledged = new Conversation("client-site", 40_003, 1_000, 0);
+        Conversation closedBefore = new Conversation("client-site", 40_004, 1_000, 0);
+        Conversation openedAfter = new Conversation("client-site", 40_005, 1_000, 0);
+        Conversation thirdClosed = new Conversation("client-site", 40_006, 1_000, 0);
         return Stream.of(
                 Arguments.of("close after FIN, once the watermark passed the close grace", defaults(), List.of(
                         send(closed.syn(1000)), send(closed.synAck(1010)), send(closed.ack(1020)), send(closed.request(1030)),
@@ -148,7 +151,24 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                         send(held.syn(1000)), send(held.synAck(1010)), send(held.ack(1015)),
                         send(refused.syn(1020)), send(refused.synAck(1030)), send(refused.ack(1040), "dead letter flow_table_full"),
                         watermark(121_015, "connection: 3 events"),
-                        end("dead letter half_open_connection")))); // the refused flow's SYN and SYN/ACK, its handshake's end refused
+                        end("dead letter half_open_connection"))), // the refused flow's SYN and SYN/ACK, its handshake's end refused
+                Arguments.of("a tombstone is not a connection held: at the flow cap a closed connection makes room at once", withCaps(200_000, 1), List.of(
+                        send(closedBefore.syn(1000)), send(closedBefore.synAck(1010)), send(closedBefore.clientFin(1020)),
+                        send(closedBefore.serverFin(1030)), send(closedBefore.ack(1035)),
+                        watermark(6035, "connection: 5 events"), holds(1, 2),
+                        send(openedAfter.syn(7000)), send(openedAfter.synAck(7010)), send(openedAfter.ack(7020)),
+                        watermark(127_020, "connection: 3 events"), end())),
+                Arguments.of("beyond twice the flow cap in tombstones, a finalised connection leaves none", withCaps(200_000, 1), List.of(
+                        send(closedBefore.syn(1000)), send(closedBefore.synAck(1010)), send(closedBefore.clientFin(1020)),
+                        send(closedBefore.serverFin(1030)), send(closedBefore.ack(1035)),
+                        watermark(6035, "connection: 5 events"),
+                        send(openedAfter.syn(7000)), send(openedAfter.synAck(7010)), send(openedAfter.clientFin(7020)),
+                        send(openedAfter.serverFin(7030)), send(openedAfter.ack(7035)),
+                        watermark(12_035, "connection: 5 events"), holds(2, 3), // two tombstones, their timers and the sweep's
+                        send(thirdClosed.syn(13_000)), send(thirdClosed.synAck(13_010)), send(thirdClosed.clientFin(13_020)),
+                        send(thirdClosed.serverFin(13_030)), send(thirdClosed.ack(13_035)),
+                        watermark(18_035, "connection: 5 events"), holds(2, 3),
+                        end())));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -160,10 +180,11 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         for (Step step : steps) {
             out.clear();
             step.action().accept(loop);
+            System.err.println("DBG " + name.substring(0, 12) + " | " + step.what() + " -> " + out + " held " + lifecycle.flowsHeld());
             assertEquals(step.out(), out, step.what());
         }
-        assertEquals(List.of(0, 0, 0L, 0L, 0), List.of(loop.flowsWithState(), loop.timersSet(), lifecycle.flowsHeld(),
-                lifecycle.eventsBuffered(), lifecycle.halfOpenFlowsHeld()), "nothing held after the end of input");
+        assertEquals(List.of(0, 0, 0L, 0L, 0L, 0), List.of(loop.flowsWithState(), loop.timersSet(), lifecycle.flowsHeld(),
+                lifecycle.tombstonesHeld(), lifecycle.eventsBuffered(), lifecycle.halfOpenFlowsHeld()), "nothing held after the end of input");
     }
 
     /** The first packet that engages a flow sets its idle timer; a FIN moves it to the close grace now, not when it fires. */
@@ -182,6 +203,25 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         actions.clear();
         lifecycle.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.response(1000), c.rst(2000)), out);
         assertEquals(List.of("connection finalised", "emit", "clear buffer", "set timer 67000", "store"), actions, "the tombstone");
+    }
+
+    /** A checkpoint from before tombstones were counted apart held them among the flows: forgetting one frees a flow. */
+    @Test
+    void aTombstoneRestoredFromEitherCheckpointLayoutLeavesNothingCounted() {
+        Conversation c = new Conversation();
+        RecordedActions out = new RecordedActions(new ArrayList<>());
+        ConnectionLifecycle before = new ConnectionLifecycle(defaults(), t -> "path");
+        before.onEvent(c.flow(), null, c.response(1000), Long.MIN_VALUE, out);
+        before.onEvent(c.flow(), out.stored, c.rst(2000), 1500, out);
+        before.onTimer(c.flow(), out.stored, 7000, 7000, () -> List.of(c.response(1000), c.rst(2000)), out);
+        FlowState tombstone = out.stored;
+        assertEquals(List.of(0L, 1L), List.of(before.flowsHeld(), before.tombstonesHeld()));
+        for (long[] totals : List.of(new long[] {0, 0, 1}, new long[] {1, 0, 0})) {
+            ConnectionLifecycle restored = new ConnectionLifecycle(defaults(), t -> "path");
+            restored.restoreTotals(totals[0], totals[1], totals[2]);
+            restored.onTimer(c.flow(), tombstone, 67_000, 67_000, List::of, out);
+            assertEquals(List.of(0L, 0L), List.of(restored.flowsHeld(), restored.tombstonesHeld()), java.util.Arrays.toString(totals));
+        }
     }
 
     /**
