@@ -54,6 +54,12 @@ public final class ConnectionLifecycle {
     public static final int TOMBSTONES_PER_FLOW = 2;
 
     private final LifecycleConfig cfg;
+    /** The config's durations in ms, read for every event. */
+    private final long closeGraceMs;
+    private final long idleTimeoutMs;
+    private final long allowedLatenessMs;
+    private final long segmentAfterMs;
+    private final long segmentQuietMs;
     private final Function<ConnectionTrace, String> pathOf;
     private final HalfOpenFlows halfOpenFlows;
     private long flowsHeld;
@@ -65,6 +71,11 @@ public final class ConnectionLifecycle {
     /** @param pathOf the network path a connection belongs to, carried by what it hands on */
     public ConnectionLifecycle(LifecycleConfig cfg, Function<ConnectionTrace, String> pathOf) {
         this.cfg = cfg;
+        this.closeGraceMs = cfg.closeGrace().toMillis();
+        this.idleTimeoutMs = cfg.idleTimeout().toMillis();
+        this.allowedLatenessMs = cfg.allowedLateness().toMillis();
+        this.segmentAfterMs = cfg.segmentAfter().toMillis();
+        this.segmentQuietMs = cfg.segmentQuiet().toMillis();
         this.pathOf = pathOf;
         this.halfOpenFlows = new HalfOpenFlows(cfg.maxHalfOpenFlows());
     }
@@ -90,7 +101,7 @@ public final class ConnectionLifecycle {
     public void onEvent(String flow, FlowState s, PacketEvent e, long watermarkMs, LifecycleActions out) {
         long tsMs = Math.floorDiv(e.tsUs(), 1000);
         if (s == null) {
-            if (watermarkMs != NONE && tsMs < watermarkMs - cfg.allowedLateness().toMillis()) {
+            if (watermarkMs != NONE && tsMs < watermarkMs - allowedLatenessMs) {
                 late(e, "no connection of this flow is held any more", out);
                 return;
             }
@@ -112,7 +123,7 @@ public final class ConnectionLifecycle {
             flowsHeld++;
             if (halfOpenFlows.holds(flow)) { // the answer came: the flow's first packets join its connection
                 for (PacketEvent held : halfOpenFlows.take(flow)) {
-                    hold(held, s, watermarkMs, out);
+                    hold(held, s, Math.floorDiv(held.tsUs(), 1000), watermarkMs, out);
                 }
             }
         } else if (s.isTombstone()) {
@@ -128,7 +139,7 @@ public final class ConnectionLifecycle {
             forgetTombstone();
             flowsHeld++;
         }
-        hold(e, s, watermarkMs, out);
+        hold(e, s, tsMs, watermarkMs, out);
         out.store(s);
     }
 
@@ -139,7 +150,7 @@ public final class ConnectionLifecycle {
      */
     public void onTimer(String flow, FlowState s, long timestampMs, long watermarkMs, Buffer buffer, LifecycleActions out) {
         // a restored job's sweep timer is not the one sweepAtMs names: any timer sweeps what is due
-        if (timestampMs == sweepAtMs || halfOpenFlows.oldestActivityMs() <= watermarkMs - cfg.idleTimeout().toMillis()) {
+        if (timestampMs == sweepAtMs || halfOpenFlows.oldestActivityMs() <= watermarkMs - idleTimeoutMs) {
             sweep(watermarkMs, out);
         }
         if (s == null || timestampMs != s.timerMs) {
@@ -154,7 +165,7 @@ public final class ConnectionLifecycle {
             }
             return;
         }
-        long idleDueMs = s.lastActivityMs + cfg.idleTimeout().toMillis();
+        long idleDueMs = s.lastActivityMs + idleTimeoutMs;
         // over its cap, what is missing cannot tell; quiet for the idle timeout, it is done either way
         if (s.dueMs <= timestampMs && s.closing && s.overCap == 0 && idleDueMs > timestampMs && buffer.stillOpen()) {
             // one side may still send, or re-send its FIN: open until it goes quiet, looked at again after each next packet's grace
@@ -211,8 +222,7 @@ public final class ConnectionLifecycle {
     }
 
     /** Keeps the event in its connection's buffer (or counts it over a cap) and moves the flow's timer. */
-    private void hold(PacketEvent e, FlowState s, long watermarkMs, LifecycleActions out) {
-        long tsMs = Math.floorDiv(e.tsUs(), 1000);
+    private void hold(PacketEvent e, FlowState s, long tsMs, long watermarkMs, LifecycleActions out) {
         if (s.bufferedCount < cfg.maxEventsPerConnection() && eventsBuffered < cfg.maxBufferedEvents()) {
             out.buffer(e);
             s.bufferedCount++;
@@ -224,8 +234,8 @@ public final class ConnectionLifecycle {
         s.closing |= e.hasFlag(TcpFlags.FIN) || e.hasFlag(TcpFlags.RST);
         s.lastActivityMs = Math.max(s.lastActivityMs, activity(tsMs, watermarkMs));
         s.firstActivityMs = s.firstActivityMs == NONE ? s.lastActivityMs : s.firstActivityMs;
-        s.dueMs = s.lastActivityMs + (s.closing ? cfg.closeGrace() : cfg.idleTimeout()).toMillis();
-        s.cutDueMs = !s.closing && longLived(s) ? s.lastActivityMs + cfg.segmentQuiet().toMillis() : NONE;
+        s.dueMs = s.lastActivityMs + (s.closing ? closeGraceMs : idleTimeoutMs);
+        s.cutDueMs = !s.closing && longLived(s) ? s.lastActivityMs + segmentQuietMs : NONE;
         // one timer per flow: later due times move it when it fires, an earlier one (a FIN, a cut) moves it now
         long wake = nextWake(s);
         if (s.timerMs == NONE || wake < s.timerMs) {
@@ -238,7 +248,7 @@ public final class ConnectionLifecycle {
     }
 
     private boolean longLived(FlowState s) {
-        return s.lastActivityMs - s.firstActivityMs >= cfg.segmentAfter().toMillis()
+        return s.lastActivityMs - s.firstActivityMs >= segmentAfterMs
                 || s.bufferedCount >= cfg.maxEventsPerConnection() / 2;
     }
 
@@ -305,7 +315,7 @@ public final class ConnectionLifecycle {
         s.restartEvents = 0;
         s.pathKey = null;
         s.tombstoneClientIsn = lastIsn;
-        s.tombstoneUntilMs = timestampMs + cfg.allowedLateness().toMillis();
+        s.tombstoneUntilMs = timestampMs + allowedLatenessMs;
         s.timerMs = s.tombstoneUntilMs;
         out.setTimer(s.timerMs);
         out.store(s);
@@ -344,7 +354,7 @@ public final class ConnectionLifecycle {
 
     /** Sets aside the half-open flows quiet for the idle timeout; one timer at a time does it for all. */
     private void sweep(long watermarkMs, LifecycleActions out) {
-        for (SetAside quiet : halfOpenFlows.expire(watermarkMs - cfg.idleTimeout().toMillis() + 1)) {
+        for (SetAside quiet : halfOpenFlows.expire(watermarkMs - idleTimeoutMs + 1)) {
             setAside(quiet, out);
         }
         sweepAtMs = NONE;
@@ -354,7 +364,7 @@ public final class ConnectionLifecycle {
     }
 
     private void scheduleSweep(LifecycleActions out) {
-        sweepAtMs = halfOpenFlows.oldestActivityMs() + cfg.idleTimeout().toMillis();
+        sweepAtMs = halfOpenFlows.oldestActivityMs() + idleTimeoutMs;
         out.setTimer(sweepAtMs);
     }
 
