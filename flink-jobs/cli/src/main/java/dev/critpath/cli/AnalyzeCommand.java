@@ -100,7 +100,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--max-open-connections", paramLabel = "N",
             description = "Connections open at one time at most, each at most "
                     + OfflineAnalysis.Settings.BYTES_PER_OPEN_CONNECTION
-                    + " bytes of heap besides its packets; beyond, new ones are refused and counted (default: "
+                    + " bytes of heap besides its packets; beyond, new ones are refused and counted, and the capture reader keeps the orientation of as many flows (default: "
                     + OfflineAnalysis.Settings.MAX_OPEN_CONNECTIONS + ", or what a quarter of the Java heap holds if less).")
     Integer maxOpenConnections;
 
@@ -136,18 +136,18 @@ final class AnalyzeCommand implements Callable<Integer> {
             err.println("critpath analyze: give --client-pcap, --server-pcap, --pcap and/or --events (see --help)");
             return 2;
         }
+        long heap = Runtime.getRuntime().maxMemory();
+        int maxOpen = maxOpenConnections != null ? maxOpenConnections : OfflineAnalysis.Settings.maxOpenConnections(heap);
         List<EventInput> inputs = new ArrayList<>();
         for (Replay.Capture c : captures.captures()) {
-            inputs.add(new PcapInput(c.file(), c.sensor(), c.role(), Duration.ofSeconds(idleTimeoutS)));
+            inputs.add(new PcapInput(c.file(), c.sensor(), c.role(), Duration.ofSeconds(idleTimeoutS), maxOpen));
         }
         for (Path f : eventFiles) {
             inputs.add(new EventFileInput(f, err::println));
         }
         int analysisThreads = threads != null ? threads : Runtime.getRuntime().availableProcessors();
-        long heap = Runtime.getRuntime().maxMemory();
         OfflineAnalysis analysis = new OfflineAnalysis(new Analyzer(config()), screen(), new OfflineAnalysis.Settings(
-                OfflineAnalysis.Settings.lifecycle(Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS),
-                        maxOpenConnections != null ? maxOpenConnections : OfflineAnalysis.Settings.maxOpenConnections(heap),
+                OfflineAnalysis.Settings.lifecycle(Duration.ofSeconds(closeGraceS), Duration.ofSeconds(idleTimeoutS), maxOpen,
                         maxBufferedPackets != null ? maxBufferedPackets : OfflineAnalysis.Settings.maxBufferedPackets(heap)), analysisThreads));
         ResultTable table = new ResultTable(out, top, all, arcs);
         Outputs outputs = new Outputs(table, err);

@@ -16,10 +16,13 @@ public final class PcapInput extends FileInput {
     private final PcapEvents events;
     private PcapReader.Stats stats;
 
-    /** @param idleTimeout how long the life cycle reading these events holds a quiet connection */
-    public PcapInput(Path file, String sensor, SensorRole role, Duration idleTimeout) {
+    /**
+     * @param idleTimeout        how long the life cycle reading these events holds a quiet connection
+     * @param maxOpenConnections how many it holds at most: the reader keeps as many flows' orientations
+     */
+    public PcapInput(Path file, String sensor, SensorRole role, Duration idleTimeout, int maxOpenConnections) {
         super(file);
-        this.events = new PcapEvents(sensor, role, 0, idleTimeout);
+        this.events = new PcapEvents(sensor, role, 0, idleTimeout, maxOpenConnections);
     }
 
     @Override

@@ -26,8 +26,10 @@ import java.util.function.Consumer;
  * {@link #HANDSHAKE_QUIET_US} (its ACK, which only the SYN's orientation tells apart, is due
  * within a round trip); one closed by a RST or both FINs, or heard from one side only, once
  * quiet for {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the
- * idle timeout it is given if longer. So what is held grows with the flows of the last moments,
- * not with the capture's length. What a forgotten flow
+ * idle timeout it is given if longer; and beyond the flows it may keep, those quiet the longest
+ * whenever the table fills (a connection flood: the life cycle refuses those connections anyway).
+ * So what is held grows with the flows of the last moments, not with the capture's length. What a
+ * forgotten flow
  * kept was the orientation its SYN gave: a packet after it is oriented afresh (by the service
  * port), as Zeek orients a connection whose state it expired.
  */
@@ -50,22 +52,28 @@ public final class PcapEvents {
     private final FlowKey probe = new FlowKey();
     /** How long a flow neither closed nor one-sided is kept while quiet. */
     private final long longQuietUs;
+    /** Flows kept at most after each look for forgettable ones (so at most twice as many between looks). */
+    private final int maxFlows;
     private final V4Flows v4Flows;
     private Flow lastFlow;
     /** Events made so far: the capture index of the next one. */
     private long captured;
 
     public PcapEvents(String sensor, SensorRole role, int communityIdSeed) {
-        this(sensor, role, communityIdSeed, Duration.ZERO);
+        this(sensor, role, communityIdSeed, Duration.ZERO, Integer.MAX_VALUE);
     }
 
-    /** @param idleTimeout how long the life cycle fed by these events holds a quiet connection: its flow is kept as long at least */
-    public PcapEvents(String sensor, SensorRole role, int communityIdSeed, Duration idleTimeout) {
+    /**
+     * @param idleTimeout how long the life cycle fed by these events holds a quiet connection: its flow is kept as long at least
+     * @param maxFlows    flows kept at most (the connections the life cycle holds at most): beyond, those quiet the longest are forgotten
+     */
+    public PcapEvents(String sensor, SensorRole role, int communityIdSeed, Duration idleTimeout, int maxFlows) {
         this.sensor = sensor;
         this.role = role;
         this.communityIdSeed = communityIdSeed;
         this.longQuietUs = Math.max(LONG_QUIET_US, idleTimeout.toNanos() / 1000);
-        this.v4Flows = new V4Flows(longQuietUs);
+        this.maxFlows = maxFlows;
+        this.v4Flows = new V4Flows();
     }
 
     /** Streams every TCP packet of the file to the sink; returns what the reader counted. */
@@ -147,7 +155,8 @@ public final class PcapEvents {
         Flow f = flows.get(probe);
         if (f == null) {
             if (flows.size() >= v6SweepAt) {
-                flows.values().removeIf(known -> known.forgettable(p.tsUs, longQuietUs));
+                long keptSince = keptSince(flows.values(), p.tsUs);
+                flows.values().removeIf(known -> !known.kept(p.tsUs, longQuietUs, keptSince));
                 v6SweepAt = Math.max(MIN_TABLE, 2 * flows.size());
             }
             f = new Flow(p, communityIdSeed);
@@ -205,6 +214,28 @@ public final class PcapEvents {
         return c != 0 ? c : Integer.compare(xPort, yPort);
     }
 
+    /**
+     * The flows heard from at or after this are kept, of those not forgettable: Long.MIN_VALUE
+     * while they are within {@link #maxFlows}, else the time that keeps the latest maxFlows (ties a few more).
+     */
+    private long keptSince(Iterable<Flow> table, long nowUs) {
+        long[] lastUs = new long[16];
+        int n = 0;
+        for (Flow f : table) {
+            if (f != null && !f.forgettable(nowUs, longQuietUs)) {
+                if (n == lastUs.length) {
+                    lastUs = Arrays.copyOf(lastUs, 2 * n);
+                }
+                lastUs[n++] = f.lastUs;
+            }
+        }
+        if (n <= maxFlows) {
+            return Long.MIN_VALUE;
+        }
+        Arrays.sort(lastUs, 0, n);
+        return lastUs[n - maxFlows];
+    }
+
     /** Flows held: IPv4 and IPv6. */
     int flowsHeld() {
         return v4Flows.size + flows.size();
@@ -215,16 +246,11 @@ public final class PcapEvents {
      * When it is half full the flows that can be forgotten are, and it is sized anew for the rest:
      * a quarter full at most, so the next look comes after as many new flows again.
      */
-    private static final class V4Flows {
+    private final class V4Flows {
         private long[] as = new long[MIN_TABLE];
         private long[] bs = new long[MIN_TABLE];
         private Flow[] flows = new Flow[MIN_TABLE];
         private int size;
-        private final long longQuietUs;
-
-        V4Flows(long longQuietUs) {
-            this.longQuietUs = longQuietUs;
-        }
 
         Flow get(long a, long b) {
             int mask = flows.length - 1;
@@ -257,9 +283,10 @@ public final class PcapEvents {
         }
 
         private void resize(long nowUs) {
+            long keptSince = keptSince(Arrays.asList(flows), nowUs);
             int kept = 0;
             for (Flow f : flows) {
-                kept += f != null && !f.forgettable(nowUs, longQuietUs) ? 1 : 0;
+                kept += f != null && f.kept(nowUs, longQuietUs, keptSince) ? 1 : 0;
             }
             long[] oldAs = as;
             long[] oldBs = bs;
@@ -270,7 +297,7 @@ public final class PcapEvents {
             flows = new Flow[capacity];
             size = 0;
             for (int i = 0; i < old.length; i++) {
-                if (old[i] != null && !old[i].forgettable(nowUs, longQuietUs)) {
+                if (old[i] != null && old[i].kept(nowUs, longQuietUs, keptSince)) {
                     insert(oldAs[i], oldBs[i], old[i]);
                 }
             }
@@ -333,6 +360,11 @@ public final class PcapEvents {
                     | (TcpFlags.has(flags, TcpFlags.RST) ? RST : 0) | (pureSyn ? 0 : NOT_SYN)
                     | (TcpFlags.has(flags, TcpFlags.SYN) && p.payloadLen == 0 ? 0 : BEYOND_HANDSHAKE);
             lastUs = Math.max(lastUs, p.tsUs);
+        }
+
+        /** Not forgettable, and heard from at or after keptSince (see {@link #keptSince}). */
+        boolean kept(long nowUs, long longQuietUs, long keptSince) {
+            return !forgettable(nowUs, longQuietUs) && lastUs >= keptSince;
         }
 
         /** Nothing kept that the flow's next packet would not give again (see the class comment). */

@@ -44,7 +44,8 @@ class StreamedAnalysisTest {
     /** A capture read as `analyze` reads it: file, sensor name and role. */
     private record Capture(Path file, String sensor, SensorRole role) {
         EventInput input() {
-            return new PcapInput(file, sensor, role, Duration.ofSeconds(OfflineAnalysis.Settings.IDLE_TIMEOUT_S));
+            return new PcapInput(file, sensor, role, Duration.ofSeconds(OfflineAnalysis.Settings.IDLE_TIMEOUT_S),
+                    OfflineAnalysis.Settings.MAX_OPEN_CONNECTIONS);
         }
 
         List<PacketEvent> events() throws Exception {

@@ -112,6 +112,27 @@ class PcapEventsFlowsTest {
         assertEquals(40_000, later.origP());
     }
 
+    /**
+     * A connection flood (handshakes completed and left open) beyond the flows the reader may keep:
+     * those quiet the longest are forgotten (a packet of one then is oriented by its ports, here
+     * the wrong way), the latest keep the SYN's orientation, and what is held stays bounded.
+     */
+    @Test
+    void beyondTheFlowsItMayKeepTheQuietestAreForgotten() {
+        reader = new PcapEvents("sensor", SensorRole.SERVER, 0, Duration.ZERO, 1_000);
+        int first = 12 << 24 | 3;
+        handshakeThen(T0, first, TcpFlags.ACK);
+        int latest = 0;
+        for (int i = 0; i < 20_000; i++) {
+            latest = 13 << 24 | i;
+            handshakeThen(T0 + 1_000 + 300L * i, latest, TcpFlags.ACK);
+        }
+        assertTrue(reader.flowsHeld() <= 2 * 1_000 + 1, reader.flowsHeld() + " flows held after 20,000 open connections");
+        long later = T0 + 10_000_000;
+        assertTrue(fromClient(later, latest, TcpFlags.ACK | TcpFlags.PSH).isOrig(), "the latest connection keeps its orientation");
+        assertFalse(fromClient(later, first, TcpFlags.ACK | TcpFlags.PSH).isOrig(), "the first, forgotten, is oriented by its ports");
+    }
+
     /** Closed, a connection is kept through the close delay and forgotten once quiet past it: a straggler then is oriented afresh. */
     @Test
     void aClosedConnectionIsForgottenOnceQuiet() {
@@ -141,7 +162,7 @@ class PcapEventsFlowsTest {
     /** Given an idle timeout above the hour, an open connection quiet for longer than the hour is kept as long as the life cycle keeps it. */
     @Test
     void anOpenConnectionIsKeptForALongerIdleTimeout() {
-        PcapEvents patient = new PcapEvents("sensor", SensorRole.SERVER, 0, Duration.ofHours(2));
+        PcapEvents patient = new PcapEvents("sensor", SensorRole.SERVER, 0, Duration.ofHours(2), Integer.MAX_VALUE);
         PcapEvents usual = new PcapEvents("sensor", SensorRole.SERVER, 0);
         int client = 12 << 24 | 4;
         long quiet = PcapEvents.LONG_QUIET_US + 600_000_000L;
