@@ -26,10 +26,11 @@ public final class AvroRows {
         }
         GenericRecord r = new GenericData.Record(schema);
         for (Schema.Field f : schema.getFields()) {
-            if (!row.containsKey(f.name())) {
+            Object v = row.get(f.name()); // one lookup a column: null is rarely a value
+            if (v == null && !row.containsKey(f.name())) {
                 throw new IllegalArgumentException(schema.getName() + " row lacks column " + f.name());
             }
-            r.put(f.pos(), convert(f.schema(), row.get(f.name()), f.name()));
+            r.put(f.pos(), convert(f.schema(), v, f.name()));
         }
         return r;
     }
@@ -50,6 +51,9 @@ public final class AvroRows {
             case DOUBLE -> ((Number) v).doubleValue();
             case BOOLEAN, STRING -> v instanceof CharSequence c ? c.toString() : v;
             case ARRAY -> {
+                if (((List<?>) v).isEmpty()) {
+                    yield List.of();
+                }
                 List<Object> out = new ArrayList<>();
                 for (Object x : (List<?>) v) {
                     out.add(convert(s.getElementType(), x, name));

@@ -26,7 +26,7 @@ public record PacketSighting(int txIndex, String sensor, Direction direction, bo
 
     /** Row of the warehouse's `packets` table. */
     public Map<String, Object> columns(String connUid, long segmentStartUs) {
-        Map<String, Object> m = new LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>(32); // a row per packet: never resized
         m.put("conn_uid", connUid);
         m.put("segment_start_us", segmentStartUs);
         m.put("tx_index", txIndex);
@@ -41,8 +41,8 @@ public record PacketSighting(int txIndex, String sensor, Direction direction, bo
         m.put("flags", flags);
         m.put("window", window);
         m.put("window_edge", windowEdge);
-        List<Long> starts = new ArrayList<>();
-        List<Long> ends = new ArrayList<>();
+        List<Long> starts = sack == null ? List.of() : new ArrayList<>();
+        List<Long> ends = sack == null ? List.of() : new ArrayList<>();
         for (int i = 0; sack != null && i + 1 < sack.length; i += 2) {
             starts.add(sack[i]);
             ends.add(sack[i + 1]);

@@ -155,7 +155,7 @@ public final class PcapEvents {
         Flow f = flows.get(probe);
         if (f == null) {
             if (flows.size() >= v6SweepAt) {
-                long keptSince = keptSince(flows.values(), p.tsUs);
+                long keptSince = keptSince(flows.values(), flows.size(), p.tsUs);
                 flows.values().removeIf(known -> !known.kept(p.tsUs, longQuietUs, keptSince));
                 v6SweepAt = Math.max(MIN_TABLE, 2 * flows.size());
             }
@@ -218,7 +218,10 @@ public final class PcapEvents {
      * The flows heard from at or after this are kept, of those not forgettable: Long.MIN_VALUE
      * while they are within {@link #maxFlows}, else the time that keeps the latest maxFlows (ties a few more).
      */
-    private long keptSince(Iterable<Flow> table, long nowUs) {
+    private long keptSince(Iterable<Flow> table, int held, long nowUs) {
+        if (held <= maxFlows) {
+            return Long.MIN_VALUE;
+        }
         long[] lastUs = new long[16];
         int n = 0;
         for (Flow f : table) {
@@ -283,7 +286,7 @@ public final class PcapEvents {
         }
 
         private void resize(long nowUs) {
-            long keptSince = keptSince(Arrays.asList(flows), nowUs);
+            long keptSince = keptSince(Arrays.asList(flows), size, nowUs);
             int kept = 0;
             for (Flow f : flows) {
                 kept += f != null && f.kept(nowUs, longQuietUs, keptSince) ? 1 : 0;
