@@ -304,7 +304,7 @@ public final class ConnectionLifecycle {
             forget(out);
             return;
         }
-        flowsHeld--;
+        flowReleased();
         tombstonesHeld++;
         s.bufferedCount = 0;
         s.overCap = 0;
@@ -381,15 +381,20 @@ public final class ConnectionLifecycle {
 
     private void forget(LifecycleActions out) {
         out.clear();
-        flowsHeld = Math.max(0, flowsHeld - 1);
+        flowReleased();
     }
 
     private void forgetTombstone() {
         if (tombstonesHeld > 0) {
             tombstonesHeld--;
         } else { // restored from a checkpoint that counted tombstones among the flows
-            flowsHeld = Math.max(0, flowsHeld - 1);
+            flowReleased();
         }
+    }
+
+    /** Never below zero: an instance added by rescaling restored none of the flows it forgets. */
+    private void flowReleased() {
+        flowsHeld = Math.max(0, flowsHeld - 1);
     }
 
     private boolean full() {

@@ -28,10 +28,9 @@ import java.util.function.Consumer;
  * quiet for {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the
  * idle timeout it is given if longer; and beyond the flows it may keep, those quiet the longest
  * whenever the table fills (a connection flood: the life cycle refuses those connections anyway).
- * So what is held grows with the flows of the last moments, not with the capture's length. What a
- * forgotten flow
- * kept was the orientation its SYN gave: a packet after it is oriented afresh (by the service
- * port), as Zeek orients a connection whose state it expired.
+ * So what is held grows with the flows of the last moments, not with the capture's length. What
+ * a forgotten flow kept was the orientation its SYN gave: a packet after it is oriented afresh
+ * (by the service port), as Zeek orients a connection whose state it expired.
  */
 public final class PcapEvents {
     private final String sensor;
