@@ -20,8 +20,8 @@ import java.util.function.ToDoubleFunction;
  * What `critpath bench` measures. As a user runs them, whole processes (JVM start included):
  * `critpath analyze --quiet --top 5 --server-pcap` against `tcptrace -l -n` on the same capture,
  * alternated, wall time, CPU time and peak resident memory of each; on a capture of overlapping
- * copies of the lab's server-side captures, on one twice as long with the same connections open at
- * a time, and on a SYN flood; critpath alone on the same flood answered by SYN cookies and with
+ * copies of the lab's server-side captures and on ones some times as long with the same
+ * connections open at a time, and on a SYN flood; critpath alone on the same flood answered by SYN cookies and with
  * every handshake completed and left open. Then the core alone on one thread (events in memory,
  * no reading).
  * tcptrace runs with -n: without it, it spends its time on reverse DNS lookups, which measures
@@ -31,8 +31,9 @@ import java.util.function.ToDoubleFunction;
  * @param spacingUs  how far apart the copies start (below the originals' span, they overlap)
  * @param synFlood   SYNs in the SYN-flood capture; 0 for none
  * @param iterations timed runs of each measurement after one warm-up
+ * @param lengths    how many times as long as the capture the compared ones are (1 is the capture)
  */
-public record OfflineBench(int copies, long spacingUs, int synFlood, int iterations) {
+public record OfflineBench(int copies, long spacingUs, int synFlood, int iterations, List<Integer> lengths) {
     /** One whole-process run: wall and CPU seconds, peak resident memory in KiB. */
     private record ProcessRun(double wall, double cpu, long maxRssKib) {
     }
@@ -48,16 +49,14 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
         SyntheticCapture capture = SyntheticCapture.ofLabServerSides(fixtures);
         Path work = workDir != null ? Files.createDirectories(workDir) : Files.createTempDirectory("critpath-bench");
         Path pcap = work.resolve("bench-server-side.pcap");
-        Path twice = work.resolve("bench-server-side-twice-as-long.pcap");
         Path flood = work.resolve("bench-syn-flood.pcap");
         Path answered = work.resolve("bench-syn-flood-answered.pcap");
         Path opened = work.resolve("bench-connection-flood.pcap");
         try {
-            err.printf(Locale.ROOT, "writing %,d copies of %,d lab frames, %.1f ms apart, to %s, and the same twice over to %s ...%n",
-                    copies, capture.framesPerCopy(), spacingUs / 1000.0, pcap, twice);
+            err.printf(Locale.ROOT, "writing %,d copies of %,d lab frames, %.1f ms apart, to %s ...%n",
+                    copies, capture.framesPerCopy(), spacingUs / 1000.0, pcap);
             err.flush();
             capture.write(pcap, copies, spacingUs, 1);
-            capture.write(twice, copies, spacingUs, 2);
             if (synFlood > 0) {
                 SyntheticCapture.writeFlood(flood, synFlood, SyntheticCapture.Handshake.SYN);
                 SyntheticCapture.writeFlood(answered, synFlood, SyntheticCapture.Handshake.ANSWERED);
@@ -68,10 +67,11 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
             err.printf(Locale.ROOT, "%,d TCP packets, %,d bytes; warming up, then %d timed runs each%n", packets, Files.size(pcap), iterations);
             err.flush();
             boolean tcptrace = onPath("tcptrace");
-            out.printf(Locale.ROOT, "%-58s %22s %10s %14s %14s%n", "whole process (as a user runs it)", "wall s min/median/max", "CPU s", "peak RSS MiB", "packets/s");
+            out.printf(Locale.ROOT, "%-72s %22s %10s %14s %14s%n", "whole process (as a user runs it)", "wall s min/median/max", "CPU s", "peak RSS MiB", "packets/s");
             if (critpath != null) {
-                compare(out, err, "capture", pcap, critpath, tcptrace, packets);
-                compare(out, err, "twice as long, same connections open at a time", twice, critpath, tcptrace, 2 * packets);
+                for (int length : lengths) {
+                    compareLonger(capture, length, pcap, work, workDir == null, critpath, tcptrace, packets, out, err);
+                }
                 if (synFlood > 0) {
                     compare(out, err, String.format(Locale.ROOT, "%,d-SYN flood", synFlood), flood, critpath, tcptrace, synFlood);
                     // tcptrace's half minute and 8 GB per flood once is enough
@@ -85,16 +85,36 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
                 out.println("tcptrace not installed: no comparison");
             }
             Timing core = time(() -> analyse(events));
-            out.printf(Locale.ROOT, "%-58s %22s %10s %14s %,14.0f%n", "critpath core alone, one thread (events in memory)",
+            out.printf(Locale.ROOT, "%-72s %22s %10s %14s %,14.0f%n", "critpath core alone, one thread (events in memory)",
                     String.format(Locale.ROOT, "%.2f / %.2f / %.2f", core.min(), core.median(), core.max()), "", "", packets / core.median());
         } finally {
             if (workDir == null) {
                 Files.deleteIfExists(pcap);
-                Files.deleteIfExists(twice);
                 Files.deleteIfExists(flood);
                 Files.deleteIfExists(answered);
                 Files.deleteIfExists(opened);
                 Files.deleteIfExists(work);
+            }
+        }
+    }
+
+    /** The capture {@code length} times as long (the same connections open at a time), written, compared, and removed if temporary. */
+    private void compareLonger(SyntheticCapture capture, int length, Path pcap, Path work, boolean temporary, List<String> critpath,
+            boolean tcptrace, long packets, PrintWriter out, PrintWriter err) throws Exception {
+        if (length == 1) {
+            compare(out, err, "capture", pcap, critpath, tcptrace, packets);
+            return;
+        }
+        Path longer = work.resolve(length == 2 ? "bench-server-side-twice-as-long.pcap" : "bench-server-side-" + length + "-times-as-long.pcap");
+        err.printf(Locale.ROOT, "writing the capture %d times over to %s ...%n", length, longer);
+        err.flush();
+        capture.write(longer, copies, spacingUs, length);
+        try {
+            compare(out, err, (length == 2 ? "twice" : length + " times") + " as long, same connections open at a time", longer, critpath,
+                    tcptrace, length * packets);
+        } finally {
+            if (temporary) {
+                Files.deleteIfExists(longer);
             }
         }
     }
@@ -146,7 +166,7 @@ public record OfflineBench(int copies, long spacingUs, int synFlood, int iterati
 
     private static void row(PrintWriter out, String what, List<ProcessRun> runs, long packets) {
         double wall = median(runs, ProcessRun::wall);
-        out.printf(Locale.ROOT, "%-58s %22s %10.2f %,14.0f %,14.0f%n", what,
+        out.printf(Locale.ROOT, "%-72s %22s %10.2f %,14.0f %,14.0f%n", what,
                 String.format(Locale.ROOT, "%.2f / %.2f / %.2f", min(runs, ProcessRun::wall), wall, max(runs, ProcessRun::wall)),
                 median(runs, ProcessRun::cpu), median(runs, r -> r.maxRssKib() / 1024.0), packets / wall);
     }

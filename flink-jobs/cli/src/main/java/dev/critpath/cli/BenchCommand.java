@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
 /** `critpath bench`: the options of {@link OfflineBench}, the lab runs of this checkout by default. */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
         header = "Measures critpath analyze next to tcptrace -l -n on large captures, as whole processes.",
-        description = {"Builds a large server-side capture of overlapping copies of the bundled lab captures, one twice as "
-            + "long with the same connections open at a time, and a SYN flood; runs `critpath analyze` and `tcptrace -l -n` "
+        description = {"Builds a large server-side capture of overlapping copies of the bundled lab captures, ones some times "
+            + "as long with the same connections open at a time (--lengths), and a SYN flood; runs `critpath analyze` and `tcptrace -l -n` "
             + "(if installed) on each, alternated, and reports wall time, CPU time and peak memory of each process; critpath "
             + "alone on the flood answered by SYN cookies and on the flood with every handshake completed and left open; then the "
             + "core engine alone on one thread. Prints a table; docs/performance.md records the figures."})
@@ -34,6 +34,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--syn-flood", paramLabel = "N", description = "SYNs in each flood capture; 0 for none (default: ${DEFAULT-VALUE}).", defaultValue = "1000000")
     int synFlood;
 
+    @Option(names = "--lengths", paramLabel = "N", split = ",", description = "How many times as long as the capture the compared "
+            + "captures are, with the same connections open at a time (default: ${DEFAULT-VALUE}; 8 and 16 write 4.5 and 9 GB with the bundled "
+            + "lab captures, one at a time).", defaultValue = "1,2")
+    List<Integer> lengths;
+
     @Option(names = "--iterations", paramLabel = "N", description = "Timed runs of each measurement after one warm-up (default: ${DEFAULT-VALUE}); fastest, median and slowest are reported.", defaultValue = "3")
     int iterations;
 
@@ -45,7 +50,11 @@ final class BenchCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        new OfflineBench(copies, Math.round(spacingMs * 1000), synFlood, iterations).run(fixtures != null ? fixtures : Checkout.labRuns(),
+        if (lengths.stream().anyMatch(n -> n < 1)) {
+            spec.commandLine().getErr().println("critpath bench: --lengths are 1 or more, not " + lengths);
+            return 2;
+        }
+        new OfflineBench(copies, Math.round(spacingMs * 1000), synFlood, iterations, lengths).run(fixtures != null ? fixtures : Checkout.labRuns(),
                 critpathCommand(), workDir, spec.commandLine().getOut(), spec.commandLine().getErr());
         return 0;
     }
