@@ -136,6 +136,10 @@ final class AnalyzeCommand implements Callable<Integer> {
             err.println("critpath analyze: give --client-pcap, --server-pcap, --pcap and/or --events (see --help)");
             return 2;
         }
+        if (maxOpenConnections != null && maxOpenConnections < 1 || maxBufferedPackets != null && maxBufferedPackets < 1) {
+            err.println("critpath analyze: --max-open-connections and --max-buffered-packets are 1 or more");
+            return 2;
+        }
         long heap = Runtime.getRuntime().maxMemory();
         int maxOpen = maxOpenConnections != null ? maxOpenConnections : OfflineAnalysis.Settings.maxOpenConnections(heap);
         List<EventInput> inputs = new ArrayList<>();

@@ -83,7 +83,9 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         heldTotals = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("held-totals",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
         for (long[] t : heldTotals.get()) { // after rescaling, an instance may get several
-            lifecycle.restoreTotals(t[0], t[1], t.length > 2 ? t[2] : 0); // two before tombstones were counted apart
+            // a checkpoint from before tombstones were counted apart: its flows mix both, so they are not taken
+            // back (the connections it held go uncounted, the cap looser by as many, rather than tombstones held as connections)
+            lifecycle.restoreTotals(t.length > 2 ? t[0] : 0, t[1], t.length > 2 ? t[2] : 0);
         }
         // every instance sees every half-open packet on restore and keeps those of its own key groups
         halfOpenState = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("half-open", EventSerializers.PACKET_EVENT));

@@ -41,8 +41,9 @@ import java.util.function.Function;
  * flood beyond it sets the oldest half-open flows aside first, and never touches the connections
  * held. At the instance's caps on connections and events, new connections are flow_table_full
  * dead letters. Tombstones are counted apart, at most {@link #TOMBSTONES_PER_FLOW} times the cap
- * on connections, so that many short connections a second never reach that cap; a connection
- * finalised beyond it leaves none (a straggler of it may then start a connection of its own).
+ * on connections, so that short connections fill that cap only while in their close grace; a
+ * connection finalised beyond it leaves none (a straggler of it may then start a connection of
+ * its own).
  *
  * <p>Driving it. Events go to {@link #onEvent} with the watermark before them; a timer the flow
  * set goes to {@link #onTimer} once the watermark reaches it. The end of input is the watermark
@@ -384,15 +385,11 @@ public final class ConnectionLifecycle {
         flowReleased();
     }
 
+    /** Counts never go below zero: an instance added by rescaling restored none of what it lets go. */
     private void forgetTombstone() {
-        if (tombstonesHeld > 0) {
-            tombstonesHeld--;
-        } else { // restored from a checkpoint that counted tombstones among the flows
-            flowReleased();
-        }
+        tombstonesHeld = Math.max(0, tombstonesHeld - 1);
     }
 
-    /** Never below zero: an instance added by rescaling restored none of the flows it forgets. */
     private void flowReleased() {
         flowsHeld = Math.max(0, flowsHeld - 1);
     }

@@ -86,7 +86,8 @@ public final class OfflineAnalysis {
         /**
          * What an open connection may take of the heap besides its packets: the life cycle's state
          * and the capture reader's (a flood of 3-packet connections held 929 bytes each in the life
-         * cycle, their names and addresses included).
+         * cycle, their names and addresses included), and its share of the tombstones (twice as
+         * many at most, a few hundred bytes each).
          */
         public static final long BYTES_PER_OPEN_CONNECTION = 1_500;
 

@@ -26,8 +26,8 @@ import java.util.function.Consumer;
  * {@link #HANDSHAKE_QUIET_US} (its ACK, which only the SYN's orientation tells apart, is due
  * within a round trip); one closed by a RST or both FINs, or heard from one side only, once
  * quiet for {@link #BRIEF_QUIET_US}; any other once quiet for {@link #LONG_QUIET_US}, or the
- * idle timeout it is given if longer; and beyond the flows it may keep, those quiet the longest
- * whenever the table fills (a connection flood: the life cycle refuses those connections anyway).
+ * idle timeout it is given if longer; and beyond the flows it may keep, those first seen last
+ * whenever the table fills (a connection flood: the life cycle, full, refuses the new ones too).
  * So what is held grows with the flows of the last moments, not with the capture's length. What
  * a forgotten flow kept was the orientation its SYN gave: a packet after it is oriented afresh
  * (by the service port), as Zeek orients a connection whose state it expired.
@@ -51,7 +51,7 @@ public final class PcapEvents {
     private final FlowKey probe = new FlowKey();
     /** How long a flow neither closed nor one-sided is kept while quiet. */
     private final long longQuietUs;
-    /** Flows kept at most after each look for forgettable ones (so at most twice as many between looks). */
+    /** Flows kept at most after each look for forgettable ones (up to four times as many between looks, per address family). */
     private final int maxFlows;
     private final V4Flows v4Flows;
     private Flow lastFlow;
@@ -64,13 +64,16 @@ public final class PcapEvents {
 
     /**
      * @param idleTimeout how long the life cycle fed by these events holds a quiet connection: its flow is kept as long at least
-     * @param maxFlows    flows kept at most (the connections the life cycle holds at most): beyond, those quiet the longest are forgotten
+     * @param maxFlows    flows kept at most, 1 or more (the connections the life cycle holds at most): beyond, those first seen last are forgotten
      */
     public PcapEvents(String sensor, SensorRole role, int communityIdSeed, Duration idleTimeout, int maxFlows) {
         this.sensor = sensor;
         this.role = role;
         this.communityIdSeed = communityIdSeed;
         this.longQuietUs = Math.max(LONG_QUIET_US, idleTimeout.toNanos() / 1000);
+        if (maxFlows < 1) {
+            throw new IllegalArgumentException("flows kept at most must be 1 or more, not " + maxFlows);
+        }
         this.maxFlows = maxFlows;
         this.v4Flows = new V4Flows();
     }
@@ -154,8 +157,8 @@ public final class PcapEvents {
         Flow f = flows.get(probe);
         if (f == null) {
             if (flows.size() >= v6SweepAt) {
-                long keptSince = keptSince(flows.values(), flows.size(), p.tsUs);
-                flows.values().removeIf(known -> !known.kept(p.tsUs, longQuietUs, keptSince));
+                long firstSeenBy = keptFirstSeenBy(flows.values(), flows.size(), p.tsUs);
+                flows.values().removeIf(known -> !known.kept(p.tsUs, longQuietUs, firstSeenBy));
                 v6SweepAt = Math.max(MIN_TABLE, 2 * flows.size());
             }
             f = new Flow(p, communityIdSeed);
@@ -214,28 +217,29 @@ public final class PcapEvents {
     }
 
     /**
-     * The flows heard from at or after this are kept, of those not forgettable: Long.MIN_VALUE
-     * while they are within {@link #maxFlows}, else the time that keeps the latest maxFlows (ties a few more).
+     * The flows first seen by this are kept, of those not forgettable: Long.MAX_VALUE while they
+     * are within {@link #maxFlows}, else the time that keeps the first maxFlows (ties a few more),
+     * as the life cycle, full, keeps the connections it took first and refuses new ones.
      */
-    private long keptSince(Iterable<Flow> table, int held, long nowUs) {
+    private long keptFirstSeenBy(Iterable<Flow> table, int held, long nowUs) {
         if (held <= maxFlows) {
-            return Long.MIN_VALUE;
+            return Long.MAX_VALUE;
         }
-        long[] lastUs = new long[16];
+        long[] firstUs = new long[16];
         int n = 0;
         for (Flow f : table) {
             if (f != null && !f.forgettable(nowUs, longQuietUs)) {
-                if (n == lastUs.length) {
-                    lastUs = Arrays.copyOf(lastUs, 2 * n);
+                if (n == firstUs.length) {
+                    firstUs = Arrays.copyOf(firstUs, 2 * n);
                 }
-                lastUs[n++] = f.lastUs;
+                firstUs[n++] = f.firstUs;
             }
         }
         if (n <= maxFlows) {
-            return Long.MIN_VALUE;
+            return Long.MAX_VALUE;
         }
-        Arrays.sort(lastUs, 0, n);
-        return lastUs[n - maxFlows];
+        Arrays.sort(firstUs, 0, n);
+        return firstUs[maxFlows - 1];
     }
 
     /** Flows held: IPv4 and IPv6. */
@@ -285,10 +289,10 @@ public final class PcapEvents {
         }
 
         private void resize(long nowUs) {
-            long keptSince = keptSince(Arrays.asList(flows), size, nowUs);
+            long firstSeenBy = keptFirstSeenBy(Arrays.asList(flows), size, nowUs);
             int kept = 0;
             for (Flow f : flows) {
-                kept += f != null && f.kept(nowUs, longQuietUs, keptSince) ? 1 : 0;
+                kept += f != null && f.kept(nowUs, longQuietUs, firstSeenBy) ? 1 : 0;
             }
             long[] oldAs = as;
             long[] oldBs = bs;
@@ -299,7 +303,7 @@ public final class PcapEvents {
             flows = new Flow[capacity];
             size = 0;
             for (int i = 0; i < old.length; i++) {
-                if (old[i] != null && old[i].kept(nowUs, longQuietUs, keptSince)) {
+                if (old[i] != null && old[i].kept(nowUs, longQuietUs, firstSeenBy)) {
                     insert(oldAs[i], oldBs[i], old[i]);
                 }
             }
@@ -327,6 +331,7 @@ public final class PcapEvents {
         /** What its packets so far were ({@link #SENT_A}...), and when the latest came. */
         private int seen;
         private long lastUs;
+        private final long firstUs;
 
         private static final int SENT_A = 1;
         private static final int SENT_B = 2;
@@ -351,6 +356,7 @@ public final class PcapEvents {
             v4B = len == 4 ? v4Endpoint(b, bPort) : 0;
             boolean fromA = srcFirst;
             origIsA = fromA == senderIsOriginator(p);
+            firstUs = p.tsUs;
         }
 
         void saw(RawPacket p, boolean fromA, boolean pureSyn) {
@@ -364,9 +370,9 @@ public final class PcapEvents {
             lastUs = Math.max(lastUs, p.tsUs);
         }
 
-        /** Not forgettable, and heard from at or after keptSince (see {@link #keptSince}). */
-        boolean kept(long nowUs, long longQuietUs, long keptSince) {
-            return !forgettable(nowUs, longQuietUs) && lastUs >= keptSince;
+        /** Not forgettable, and first seen by firstSeenBy (see {@link #keptFirstSeenBy}). */
+        boolean kept(long nowUs, long longQuietUs, long firstSeenBy) {
+            return !forgettable(nowUs, longQuietUs) && firstUs <= firstSeenBy;
         }
 
         /** Nothing kept that the flow's next packet would not give again (see the class comment). */
