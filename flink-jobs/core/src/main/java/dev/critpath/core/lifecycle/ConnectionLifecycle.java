@@ -132,12 +132,13 @@ public final class ConnectionLifecycle {
                 late(e, "its connection was already analysed", out);
                 return;
             }
-            if (full()) {
+            forgetTombstone(); // a new connection reuses the port pair
+            if (full()) { // refused, and its next packets too, as a new flow's: not late for the tombstone
+                out.clear();
                 refuse(e, out);
                 return;
             }
-            s.tombstoneUntilMs = NONE; // a new connection reuses the port pair
-            forgetTombstone();
+            s.tombstoneUntilMs = NONE;
             flowsHeld++;
         }
         hold(e, s, tsMs, watermarkMs, out);

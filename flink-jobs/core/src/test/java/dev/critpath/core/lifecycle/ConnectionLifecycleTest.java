@@ -69,6 +69,9 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         Conversation closedBefore = new Conversation("client-site", 40_004, 1_000, 0);
         Conversation openedAfter = new Conversation("client-site", 40_005, 1_000, 0);
         Conversation thirdClosed = new Conversation("client-site", 40_006, 1_000, 0);
+        Conversation closedThenReused = new Conversation("client-site", 40_007, 1_000, 0);
+        Conversation reusing = new Conversation("client-site", 40_007, 9_000, 0);
+        Conversation filling = new Conversation("client-site", 40_008, 1_000, 0);
         return Stream.of(
                 Arguments.of("close after FIN, once the watermark passed the close grace", defaults(), List.of(
                         send(closed.syn(1000)), send(closed.synAck(1010)), send(closed.ack(1020)), send(closed.request(1030)),
@@ -168,7 +171,16 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
                         send(thirdClosed.syn(13_000)), send(thirdClosed.synAck(13_010)), send(thirdClosed.clientFin(13_020)),
                         send(thirdClosed.serverFin(13_030)), send(thirdClosed.ack(13_035)),
                         watermark(18_035, "connection: 5 events"), holds(2, 3),
-                        end())));
+                        end())),
+                Arguments.of("at the flow cap a port pair's reuse is refused as a new flow, not late for the tombstone", withCaps(200_000, 1), List.of(
+                        send(closedThenReused.syn(1000)), send(closedThenReused.synAck(1010)), send(closedThenReused.clientFin(1020)),
+                        send(closedThenReused.serverFin(1030)), send(closedThenReused.ack(1035)),
+                        watermark(6035, "connection: 5 events"),
+                        send(filling.syn(7000)), send(filling.synAck(7010)), send(filling.ack(7020)),
+                        send(reusing.syn(8000), "dead letter flow_table_full"), send(reusing.synAck(8010)),
+                        send(reusing.ack(8020), "dead letter flow_table_full"),
+                        watermark(127_020, "connection: 3 events"),
+                        end("dead letter half_open_connection")))); // the reusing flow's SYN/ACK, its handshake's end refused
     }
 
     @ParameterizedTest(name = "{0}")
