@@ -52,7 +52,7 @@ import java.util.function.Function;
 public final class ConnectionLifecycle {
     private static final long NONE = Long.MIN_VALUE;
     /** A tombstone costs a fraction of a held connection (a few hundred bytes against 1,500 offline). */
-    public static final int TOMBSTONES_PER_FLOW = 2;
+    private static final int TOMBSTONES_PER_FLOW = 2;
 
     private final LifecycleConfig cfg;
     /** The config's durations in ms, read for every event. */

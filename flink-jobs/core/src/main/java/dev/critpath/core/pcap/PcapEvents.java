@@ -220,18 +220,17 @@ public final class PcapEvents {
      * The flows first seen by this are kept, of those not forgettable: Long.MAX_VALUE while they
      * are within {@link #maxFlows}, else the time that keeps the first maxFlows (ties a few more),
      * as the life cycle, full, keeps the connections it took first and refuses new ones.
+     *
+     * @param held how many flows {@code table} holds
      */
     private long keptFirstSeenBy(Iterable<Flow> table, int held, long nowUs) {
         if (held <= maxFlows) {
             return Long.MAX_VALUE;
         }
-        long[] firstUs = new long[16];
+        long[] firstUs = new long[held];
         int n = 0;
         for (Flow f : table) {
             if (f != null && !f.forgettable(nowUs, longQuietUs)) {
-                if (n == firstUs.length) {
-                    firstUs = Arrays.copyOf(firstUs, 2 * n);
-                }
                 firstUs[n++] = f.firstUs;
             }
         }
