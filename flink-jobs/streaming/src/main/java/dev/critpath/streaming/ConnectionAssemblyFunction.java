@@ -46,7 +46,8 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
     private transient Counter connections;
     private transient Counter segmentsCut;
     private transient Map<String, Counter> rejections;
-    /** This instance's totals, kept in operator state so that a restore resumes them. */
+    /** This instance's totals by key group, kept in operator state so that a restore, rescaled or not, resumes them. */
+    private transient KeyGroupTotals byKeyGroup;
     private transient ListState<long[]> heldTotals;
     private transient ListState<PacketEvent> halfOpenState;
 
@@ -80,16 +81,20 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
     @Override
     public void initializeState(FunctionInitializationContext ctx) throws Exception {
         lifecycle = new ConnectionLifecycle(cfg.lifecycle(), t -> PathKey.of(t, cfg.clientPrefixV4(), cfg.clientPrefixV6()));
-        heldTotals = ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("held-totals",
+        var task = getRuntimeContext().getTaskInfo();
+        byKeyGroup = new KeyGroupTotals(task.getMaxNumberOfParallelSubtasks(), KeyGroupRangeAssignment.computeKeyGroupRangeForOperatorIndex(
+                task.getMaxNumberOfParallelSubtasks(), task.getNumberOfParallelSubtasks(), task.getIndexOfThisSubtask()));
+        // every instance sees every key group's totals on restore and takes back those of its own
+        heldTotals = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("held-totals-by-key-group",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        for (long[] t : heldTotals.get()) { // after rescaling, an instance may get several
-            // a checkpoint from before tombstones were counted apart: its flows mix both, so they are not taken
-            // back (the connections it held go uncounted, the cap looser by as many, rather than tombstones held as connections)
-            lifecycle.restoreTotals(t.length > 2 ? t[0] : 0, t[1], t.length > 2 ? t[2] : 0);
+        for (long[] row : heldTotals.get()) {
+            byKeyGroup.restore(row, lifecycle);
         }
+        // totals per instance, before they were kept per key group: not taken back (they match no one
+        // instance's flows after rescaling), the cap looser by what was held, once
+        ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("held-totals", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO)).clear();
         // every instance sees every half-open packet on restore and keeps those of its own key groups
         halfOpenState = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("half-open", EventSerializers.PACKET_EVENT));
-        var task = getRuntimeContext().getTaskInfo();
         for (PacketEvent e : halfOpenState.get()) {
             if (KeyGroupRangeAssignment.assignKeyToParallelOperator(e.communityId(), task.getMaxNumberOfParallelSubtasks(),
                     task.getNumberOfParallelSubtasks()) == task.getIndexOfThisSubtask()) {
@@ -100,19 +105,23 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
 
     @Override
     public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
-        heldTotals.update(List.of(new long[] {lifecycle.flowsHeld(), lifecycle.eventsBuffered(), lifecycle.tombstonesHeld()}));
+        heldTotals.update(byKeyGroup.snapshot());
         halfOpenState.update(lifecycle.halfOpenEvents());
     }
 
     @Override
     public void processElement(PacketEvent e, Context ctx, Collector<FinishedConnection> out) throws Exception {
+        byKeyGroup.before(lifecycle);
         lifecycle.onEvent(ctx.getCurrentKey(), flow.value(), e, ctx.timerService().currentWatermark(), new OnFlinkState(ctx, ctx.timerService(), out));
+        byKeyGroup.attribute(ctx.getCurrentKey(), lifecycle);
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<FinishedConnection> out) throws Exception {
+        byKeyGroup.before(lifecycle);
         lifecycle.onTimer(ctx.getCurrentKey(), flow.value(), timestamp, ctx.timerService().currentWatermark(), this::bufferedEvents,
                 new OnFlinkState(ctx, ctx.timerService(), out));
+        byKeyGroup.attribute(ctx.getCurrentKey(), lifecycle);
     }
 
     private Iterable<PacketEvent> bufferedEvents() {

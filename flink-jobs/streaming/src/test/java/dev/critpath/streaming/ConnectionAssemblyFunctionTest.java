@@ -1,15 +1,20 @@
 package dev.critpath.streaming;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.lifecycle.FinishedConnection;
 import dev.critpath.core.testing.Conversation;
+import java.util.Arrays;
 import java.util.List;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,16 +22,22 @@ import org.junit.jupiter.api.Test;
 
 /** The connection stage on Flink's own state and timers: what it leaves behind once a flow is done with. */
 class ConnectionAssemblyFunctionTest {
+    private static final int MAX_PARALLELISM = 128;
     private KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FinishedConnection> harness;
 
     @BeforeEach
     void open() throws Exception {
-        StreamConfig cfg = StreamConfig.defaults("localhost:9092", "unused");
-        harness = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ConnectionAssemblyFunction(cfg)),
-                PacketEvent::communityId, Types.STRING);
-        // the job's own serializer for what it emits, as the job's graph uses it
-        harness.setup(EventSerializers.FINISHED_CONNECTION.createSerializer(new org.apache.flink.api.common.ExecutionConfig()));
+        harness = harness(StreamConfig.defaults("localhost:9092", "unused"), MAX_PARALLELISM, 1, 0);
         harness.open();
+    }
+
+    private static KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FinishedConnection> harness(StreamConfig cfg, int maxParallelism,
+            int parallelism, int subtask) throws Exception {
+        var h = new KeyedOneInputStreamOperatorTestHarness<>(new KeyedProcessOperator<>(new ConnectionAssemblyFunction(cfg)),
+                PacketEvent::communityId, Types.STRING, maxParallelism, parallelism, subtask);
+        // the job's own serializer for what it emits, as the job's graph uses it
+        h.setup(EventSerializers.FINISHED_CONNECTION.createSerializer(new org.apache.flink.api.common.ExecutionConfig()));
+        return h;
     }
 
     @AfterEach
@@ -71,9 +82,62 @@ class ConnectionAssemblyFunctionTest {
         assertEquals(List.of(0, 0, 0), List.of(harness.extractOutputValues().size(), harness.numKeyedStateEntries(), harness.numEventTimeTimers()));
     }
 
+    /**
+     * Rescaled from one instance to two, each takes back the totals of the key groups it gets, so
+     * its room under the cap on connections is what its own connections leave: the totals split
+     * between instances as they came (one instance's whole count to one of them) left one full
+     * with room to spare and let the other go over the cap.
+     */
+    @Test
+    void rescaledEachInstanceCountsTheConnectionsOfItsKeyGroups() throws Exception {
+        int cap = 6;
+        StreamConfig cfg = StreamConfig.defaults("localhost:9092", "unused").withCaps(new StreamConfig.Caps(cap, 2_000_000, 100_000));
+        var one = harness(cfg, MAX_PARALLELISM, 1, 0);
+        one.open();
+        int[] heldBy = new int[2];
+        for (int port = 40_000; port < 40_000 + cap; port++) {
+            Conversation c = new Conversation("sensor", port, 1000L * port, 0);
+            send(one, c.syn(1000), c.synAck(1010), c.ack(1020), c.request(1030));
+            heldBy[instanceOf(c)]++;
+        }
+        assertEquals(List.of(), reasons(one), "the cap's worth held");
+        OperatorSubtaskState checkpoint = one.snapshot(1, 2000);
+        one.close();
+        assertTrue(heldBy[0] > 0 && heldBy[1] > 0, "connections on both instances: " + Arrays.toString(heldBy));
+        for (int subtask = 0; subtask < 2; subtask++) {
+            var h = harness(cfg, MAX_PARALLELISM, 2, subtask);
+            h.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(checkpoint, MAX_PARALLELISM, 1, 2, subtask));
+            h.open();
+            int taken = 0;
+            for (int port = 50_000; reasons(h).isEmpty() && taken <= cap; port++) {
+                Conversation c = new Conversation("sensor", port, 1000L * port, 0);
+                if (instanceOf(c) == subtask) {
+                    send(h, c.syn(3000), c.synAck(3010), c.ack(3020));
+                    taken += reasons(h).isEmpty() ? 1 : 0;
+                }
+            }
+            assertEquals(List.of("flow_table_full"), reasons(h), "instance " + subtask);
+            assertEquals(cap - heldBy[subtask], taken, "new connections instance " + subtask + " took beside the " + heldBy[subtask] + " it holds");
+            h.close();
+        }
+    }
+
+    private static int instanceOf(Conversation c) {
+        return KeyGroupRangeAssignment.assignKeyToParallelOperator(c.syn(0).communityId(), MAX_PARALLELISM, 2);
+    }
+
+    private static List<String> reasons(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FinishedConnection> h) {
+        var rejected = h.getSideOutput(ConnectionAssemblyFunction.REJECTED);
+        return rejected == null ? List.of() : rejected.stream().map(r -> r.getValue().reason()).toList();
+    }
+
     private void send(PacketEvent... events) throws Exception {
+        send(harness, events);
+    }
+
+    private static void send(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FinishedConnection> h, PacketEvent... events) throws Exception {
         for (PacketEvent e : events) {
-            harness.processElement(new StreamRecord<>(e, e.tsUs() / 1000));
+            h.processElement(new StreamRecord<>(e, e.tsUs() / 1000));
         }
     }
 }

@@ -210,8 +210,8 @@ public final class ConnectionLifecycle {
     }
 
     /**
-     * Takes back totals and half-open packets a checkpoint kept (several after rescaling; none on
-     * an instance added, whose flows are then forgotten without having been counted).
+     * Takes back totals and half-open packets a checkpoint kept (the stream's, one key group's
+     * totals at a time: those of the groups this instance holds).
      */
     public void restoreTotals(long flows, long events, long tombstones) {
         flowsHeld += flows;
@@ -386,7 +386,7 @@ public final class ConnectionLifecycle {
         flowReleased();
     }
 
-    /** Counts never go below zero: an instance added by rescaling restored none of what it lets go. */
+    /** Counts never go below zero: a checkpoint from before the stream kept them per key group restores none. */
     private void forgetTombstone() {
         tombstonesHeld = Math.max(0, tombstonesHeld - 1);
     }
