@@ -7,7 +7,6 @@ import dev.critpath.core.lifecycle.PathState;
 import dev.critpath.core.lifecycle.Rejection;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
-import dev.critpath.warehouse.AvroRows;
 import dev.critpath.warehouse.Partition;
 import dev.critpath.warehouse.WarehouseTable;
 import java.time.Duration;
@@ -94,8 +93,8 @@ final class PathAnalysisFunction extends KeyedProcessFunction<String, FinishedCo
     private static void write(ConnectionResult r, List<WarehouseTable> tables, Context ctx, Collector<Tuple2<String, GenericRecord>> out) {
         String partition = Partition.of(r.profile().startUs).path();
         for (WarehouseTable table : tables) {
-            for (Map<String, Object> row : table.rows(r)) {
-                Tuple2<String, GenericRecord> t = Tuple2.of(partition, AvroRows.toRecord(table.schema(), row));
+            for (GenericRecord row : table.records(r)) {
+                Tuple2<String, GenericRecord> t = Tuple2.of(partition, row);
                 if (table == WarehouseTable.PROFILES) {
                     out.collect(t);
                 } else {

@@ -9,7 +9,7 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericRecord;
 
 /**
- * Turns the engine's column maps into Avro records of a table schema. Strict on purpose: a column
+ * Turns the engine's rows (column maps, or values in the schema's order) into Avro records of a table schema. Strict on purpose: a column
  * the schema lacks, or a schema field the row lacks, is a bug that must not reach the warehouse.
  */
 public final class AvroRows {
@@ -31,6 +31,20 @@ public final class AvroRows {
                 throw new IllegalArgumentException(schema.getName() + " row lacks column " + f.name());
             }
             r.put(f.pos(), convert(f.schema(), v, f.name()));
+        }
+        return r;
+    }
+
+    /** A row given as values in the schema's order of columns (whose names its caller checked once). */
+    public static GenericRecord toRecord(Schema schema, Object[] values) {
+        List<Schema.Field> fields = schema.getFields();
+        if (values.length != fields.size()) {
+            throw new IllegalArgumentException(schema.getName() + " has " + fields.size() + " columns, the row " + values.length + " values");
+        }
+        GenericRecord r = new GenericData.Record(schema);
+        for (int i = 0; i < values.length; i++) {
+            Schema.Field f = fields.get(i);
+            r.put(i, convert(f.schema(), values[i], f.name()));
         }
         return r;
     }

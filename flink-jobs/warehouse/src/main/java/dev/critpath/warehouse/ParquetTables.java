@@ -63,8 +63,8 @@ public final class ParquetTables implements Closeable {
     public void add(ConnectionResult r, PathAnalysis.Rows rows) throws IOException {
         Partition p = Partition.of(r.profile().startUs);
         for (WarehouseTable table : WarehouseTable.written(rows)) {
-            for (Map<String, Object> row : table.rows(r)) {
-                fileFor(table, p).writer().write(AvroRows.toRecord(table.schema(), row));
+            for (GenericRecord row : table.records(r)) {
+                fileFor(table, p).writer().write(row);
             }
         }
     }

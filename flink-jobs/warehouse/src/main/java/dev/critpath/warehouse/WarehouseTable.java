@@ -1,5 +1,6 @@
 package dev.critpath.warehouse;
 
+import dev.critpath.core.analysis.PacketSighting;
 import dev.critpath.core.lifecycle.PathAnalysis;
 import dev.critpath.core.screen.ConnectionResult;
 import java.io.IOException;
@@ -9,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import org.apache.avro.Schema;
+import org.apache.avro.generic.GenericRecord;
 
 /** The warehouse's tables, their schemas (schemas/tables/*.avsc) and the rows a connection gives each. */
 public enum WarehouseTable {
@@ -44,8 +46,18 @@ public enum WarehouseTable {
         return tableName;
     }
 
+    /** The rows by column name. */
     public List<Map<String, Object>> rows(ConnectionResult r) {
         return rows.apply(r);
+    }
+
+    /** The rows as records of the schema: `packets`, a row per packet, from values in the schema's order, not a map each. */
+    public List<GenericRecord> records(ConnectionResult r) {
+        Schema s = schema();
+        if (this == PACKETS) {
+            return r.packetValues().stream().map(values -> AvroRows.toRecord(s, values)).toList();
+        }
+        return rows(r).stream().map(row -> AvroRows.toRecord(s, row)).toList();
     }
 
     public synchronized Schema schema() {
@@ -56,6 +68,10 @@ public enum WarehouseTable {
                     throw new IllegalStateException("missing " + resource + " (critpath-schemas jar)");
                 }
                 schema = new Schema.Parser().parse(in);
+                List<String> columns = schema.getFields().stream().map(Schema.Field::name).toList();
+                if (this == PACKETS && !columns.equals(PacketSighting.COLUMNS)) {
+                    throw new IllegalStateException(resource + " has the columns " + columns + ", PacketSighting.COLUMNS " + PacketSighting.COLUMNS);
+                }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

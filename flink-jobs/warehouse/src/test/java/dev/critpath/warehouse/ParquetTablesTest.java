@@ -46,6 +46,7 @@ class ParquetTablesTest {
             List<Map<String, Object>> expected = new ArrayList<>();
             results.forEach(r -> expected.addAll(t.rows(r)));
             assertEquals(expected.size(), back.size(), t.tableName());
+            assertEquals(t != WarehouseTable.DEAD_LETTERS, !back.isEmpty(), t.tableName() + ": rows written (a connection gives dead_letters none)");
             for (int i = 0; i < expected.size(); i++) {
                 assertEquals(normalised(AvroRows.toRecord(t.schema(), expected.get(i))), normalised(back.get(i)), t.tableName() + " row " + i);
             }
@@ -66,6 +67,13 @@ class ParquetTablesTest {
         row.remove("score_us");
         assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> AvroRows.toRecord(s, row))
                 .getMessage().contains("lacks column score_us"));
+        Object[] packetRow = keepAliveAndBatch().stream().flatMap(r -> r.packetValues().stream()).findFirst().orElseThrow();
+        assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> AvroRows.toRecord(WarehouseTable.PACKETS.schema(), java.util.Arrays.copyOf(packetRow, packetRow.length - 1)))
+                .getMessage().contains("has 20 columns, the row 19 values"));
+        packetRow[2] = null; // tx_index
+        assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> AvroRows.toRecord(WarehouseTable.PACKETS.schema(), packetRow)).getMessage().contains("column tx_index is not nullable"));
     }
 
     /** Field values as text; maps sorted, since Avro reads maps back in hash order. */

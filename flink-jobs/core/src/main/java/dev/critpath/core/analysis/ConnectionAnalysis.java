@@ -15,10 +15,18 @@ public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile
         return new ConnectionAnalysis(profile, exchanges, arcs, kept);
     }
 
-    /** Rows of the warehouse's `packets` table. */
+    /** Rows of the warehouse's `packets` table, by name. */
     public List<Map<String, Object>> packetColumns() {
-        long segmentStart = packets.segmentStartUs() >= 0 ? packets.segmentStartUs() : profile.startUs;
-        return packets.sightings().stream().map(s -> s.columns(profile.connUid, segmentStart)).toList();
+        return packets.sightings().stream().map(s -> s.columns(profile.connUid, segmentStartUs())).toList();
+    }
+
+    /** Rows of the warehouse's `packets` table, in the order of {@link PacketSighting#COLUMNS}. */
+    public List<Object[]> packetValues() {
+        return packets.sightings().stream().map(s -> s.values(profile.connUid, segmentStartUs())).toList();
+    }
+
+    private long segmentStartUs() {
+        return packets.segmentStartUs() >= 0 ? packets.segmentStartUs() : profile.startUs;
     }
 
     /** Rows of the warehouse's `critical_path` table. */

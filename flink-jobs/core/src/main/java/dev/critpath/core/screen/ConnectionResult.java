@@ -32,6 +32,11 @@ public record ConnectionResult(ConnectionAnalysis analysis, ScreenVerdict verdic
         return analysis.packetColumns();
     }
 
+    /** The same rows as values in the order of PacketSighting.COLUMNS. */
+    public List<Object[]> packetValues() {
+        return analysis.packetValues();
+    }
+
     /** Row of the warehouse's `profiles` table: the profile with the verdict's summary. */
     public Map<String, Object> profileColumns() {
         Map<String, Object> m = profile().columns();
