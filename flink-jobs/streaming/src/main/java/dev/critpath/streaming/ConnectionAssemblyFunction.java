@@ -87,11 +87,11 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         // every instance sees every key group's totals on restore and takes back those of its own
         heldTotals = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("held-totals-by-key-group",
                 PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO));
-        for (long[] row : heldTotals.get()) {
-            byKeyGroup.restore(row, lifecycle);
+        for (long[] rows : heldTotals.get()) {
+            byKeyGroup.restore(rows, lifecycle);
         }
-        // totals per instance, before they were kept per key group: not taken back (they match no one
-        // instance's flows after rescaling), the cap looser by what was held, once
+        // an older critpath's totals per instance are not taken back (after rescaling they match no one
+        // instance's flows): counts start at zero, and are exact again once the connections then held have ended
         ctx.getOperatorStateStore().getListState(new ListStateDescriptor<>("held-totals", PrimitiveArrayTypeInfo.LONG_PRIMITIVE_ARRAY_TYPE_INFO)).clear();
         // every instance sees every half-open packet on restore and keeps those of its own key groups
         halfOpenState = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("half-open", EventSerializers.PACKET_EVENT));

@@ -1,7 +1,7 @@
 package dev.critpath.streaming;
 
 import dev.critpath.core.lifecycle.ConnectionLifecycle;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.runtime.state.KeyGroupRange;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
@@ -14,10 +14,13 @@ import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
  * by what it changed.
  */
 final class KeyGroupTotals {
+    private static final int TOTALS = 3;
+    private static final int ROW = 1 + TOTALS;
+
     private final int maxParallelism;
     private final KeyGroupRange range;
-    /** Per key group of the range: connections, events, tombstones. */
-    private final long[][] byGroup;
+    /** Per key group of the range, from its start: connections, events, tombstones. */
+    private final long[] byGroup;
     private long flowsBefore;
     private long eventsBefore;
     private long tombstonesBefore;
@@ -25,7 +28,7 @@ final class KeyGroupTotals {
     KeyGroupTotals(int maxParallelism, KeyGroupRange range) {
         this.maxParallelism = maxParallelism;
         this.range = range;
-        this.byGroup = new long[range.getNumberOfKeyGroups()][3];
+        this.byGroup = new long[range.getNumberOfKeyGroups() * TOTALS];
     }
 
     /** The totals before a call on a flow (see {@link #attribute}). */
@@ -41,36 +44,42 @@ final class KeyGroupTotals {
         long events = lifecycle.eventsBuffered() - eventsBefore;
         long tombstones = lifecycle.tombstonesHeld() - tombstonesBefore;
         if ((flows | events | tombstones) != 0) {
-            long[] t = byGroup[KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism) - range.getStartKeyGroup()];
-            // never below zero: flows held before totals were kept per group were not counted in theirs
-            t[0] = Math.max(0, t[0] + flows);
-            t[1] = Math.max(0, t[1] + events);
-            t[2] = Math.max(0, t[2] + tombstones);
+            int at = (KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism) - range.getStartKeyGroup()) * TOTALS;
+            // never below zero: what was held before a checkpoint from an older critpath was counted in no group
+            byGroup[at] = Math.max(0, byGroup[at] + flows);
+            byGroup[at + 1] = Math.max(0, byGroup[at + 1] + events);
+            byGroup[at + 2] = Math.max(0, byGroup[at + 2] + tombstones);
         }
     }
 
-    /** Rows {key group, connections, events, tombstones} for the groups holding anything. */
+    /**
+     * The groups holding anything as one array of rows {key group, connections, events,
+     * tombstones}: one entry of union state per instance, as every instance reads them all on restore.
+     */
     List<long[]> snapshot() {
-        List<long[]> rows = new ArrayList<>();
-        for (int i = 0; i < byGroup.length; i++) {
-            long[] t = byGroup[i];
-            if ((t[0] | t[1] | t[2]) != 0) {
-                rows.add(new long[] {range.getStartKeyGroup() + i, t[0], t[1], t[2]});
+        long[] rows = new long[byGroup.length / TOTALS * ROW];
+        int n = 0;
+        for (int at = 0; at < byGroup.length; at += TOTALS) {
+            if ((byGroup[at] | byGroup[at + 1] | byGroup[at + 2]) != 0) {
+                rows[n++] = range.getStartKeyGroup() + at / TOTALS;
+                System.arraycopy(byGroup, at, rows, n, TOTALS);
+                n += TOTALS;
             }
         }
-        return rows;
+        return n == 0 ? List.of() : List.of(Arrays.copyOf(rows, n));
     }
 
-    /** Takes back a checkpoint's row when its key group is this instance's. */
-    void restore(long[] row, ConnectionLifecycle lifecycle) {
-        int group = (int) row[0];
-        if (!range.contains(group)) {
-            return;
+    /** Takes back the rows of a checkpoint's entry whose key groups are this instance's. */
+    void restore(long[] rows, ConnectionLifecycle lifecycle) {
+        for (int i = 0; i + ROW <= rows.length; i += ROW) {
+            int group = (int) rows[i];
+            if (range.contains(group)) {
+                int at = (group - range.getStartKeyGroup()) * TOTALS;
+                for (int k = 0; k < TOTALS; k++) {
+                    byGroup[at + k] += rows[i + 1 + k];
+                }
+                lifecycle.restoreTotals(rows[i + 1], rows[i + 2], rows[i + 3]);
+            }
         }
-        long[] t = byGroup[group - range.getStartKeyGroup()];
-        t[0] += row[1];
-        t[1] += row[2];
-        t[2] += row[3];
-        lifecycle.restoreTotals(row[1], row[2], row[3]);
     }
 }

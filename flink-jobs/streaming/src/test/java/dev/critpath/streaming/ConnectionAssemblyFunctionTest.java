@@ -83,10 +83,10 @@ class ConnectionAssemblyFunctionTest {
     }
 
     /**
-     * Rescaled from one instance to two, each takes back the totals of the key groups it gets, so
-     * its room under the cap on connections is what its own connections leave: the totals split
-     * between instances as they came (one instance's whole count to one of them) left one full
-     * with room to spare and let the other go over the cap.
+     * Rescaled from one instance to two and back, each takes back the totals of the key groups it
+     * gets, so its room under the cap on connections is what its own connections leave: the totals
+     * split between instances as they came (one instance's whole count to one of them) left one
+     * full with room to spare and let the other go over the cap.
      */
     @Test
     void rescaledEachInstanceCountsTheConnectionsOfItsKeyGroups() throws Exception {
@@ -98,28 +98,47 @@ class ConnectionAssemblyFunctionTest {
         for (int port = 40_000; port < 40_000 + cap; port++) {
             Conversation c = new Conversation("sensor", port, 1000L * port, 0);
             send(one, c.syn(1000), c.synAck(1010), c.ack(1020), c.request(1030));
-            heldBy[instanceOf(c)]++;
+            if (port < 40_002) { // two of them close: their tombstones stay, the connections are no longer held
+                send(one, c.response(1040), c.clientFin(1050), c.serverFin(1060), c.ack(1070));
+            } else {
+                heldBy[instanceOf(c)]++;
+            }
         }
-        assertEquals(List.of(), reasons(one), "the cap's worth held");
-        OperatorSubtaskState checkpoint = one.snapshot(1, 2000);
+        one.processWatermark(new Watermark(7000));
+        assertEquals(List.of(2, 0), List.of(one.extractOutputValues().size(), reasons(one).size()), "two finalised, none refused");
+        OperatorSubtaskState checkpoint = one.snapshot(1, 7000);
         one.close();
         assertTrue(heldBy[0] > 0 && heldBy[1] > 0, "connections on both instances: " + Arrays.toString(heldBy));
+        OperatorSubtaskState[] rescaled = new OperatorSubtaskState[2];
         for (int subtask = 0; subtask < 2; subtask++) {
             var h = harness(cfg, MAX_PARALLELISM, 2, subtask);
             h.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(checkpoint, MAX_PARALLELISM, 1, 2, subtask));
             h.open();
-            int taken = 0;
-            for (int port = 50_000; reasons(h).isEmpty() && taken <= cap; port++) {
-                Conversation c = new Conversation("sensor", port, 1000L * port, 0);
-                if (instanceOf(c) == subtask) {
-                    send(h, c.syn(3000), c.synAck(3010), c.ack(3020));
-                    taken += reasons(h).isEmpty() ? 1 : 0;
-                }
-            }
-            assertEquals(List.of("flow_table_full"), reasons(h), "instance " + subtask);
-            assertEquals(cap - heldBy[subtask], taken, "new connections instance " + subtask + " took beside the " + heldBy[subtask] + " it holds");
+            rescaled[subtask] = h.snapshot(2, 7000);
+            assertEquals(cap - heldBy[subtask], room(h, subtask, cap), "new connections instance " + subtask + " takes beside the "
+                    + heldBy[subtask] + " it holds");
             h.close();
         }
+        var back = harness(cfg, MAX_PARALLELISM, 1, 0);
+        back.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(AbstractStreamOperatorTestHarness.repackageState(rescaled),
+                MAX_PARALLELISM, 2, 1, 0));
+        back.open();
+        assertEquals(cap - heldBy[0] - heldBy[1], room(back, 0, cap), "back on one instance, the connections both held are counted");
+        back.close();
+    }
+
+    /** How many new connections of the instance's key groups it takes before one is refused at the cap. */
+    private static int room(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FinishedConnection> h, int subtask, int cap) throws Exception {
+        int taken = 0;
+        for (int port = 50_000; reasons(h).isEmpty() && taken <= cap; port++) {
+            Conversation c = new Conversation("sensor", port, 1000L * port, 0);
+            if (h.getEnvironment().getTaskInfo().getNumberOfParallelSubtasks() == 1 || instanceOf(c) == subtask) {
+                send(h, c.syn(8000), c.synAck(8010), c.ack(8020));
+                taken += reasons(h).isEmpty() ? 1 : 0;
+            }
+        }
+        assertEquals(List.of("flow_table_full"), reasons(h), "instance " + subtask);
+        return taken;
     }
 
     private static int instanceOf(Conversation c) {

@@ -67,11 +67,12 @@ public enum WarehouseTable {
                 if (in == null) {
                     throw new IllegalStateException("missing " + resource + " (critpath-schemas jar)");
                 }
-                schema = new Schema.Parser().parse(in);
-                List<String> columns = schema.getFields().stream().map(Schema.Field::name).toList();
-                if (this == PACKETS && !columns.equals(PacketSighting.COLUMNS)) {
+                Schema parsed = new Schema.Parser().parse(in);
+                List<String> columns = parsed.getFields().stream().map(Schema.Field::name).toList();
+                if (this == PACKETS && !columns.equals(PacketSighting.COLUMNS)) { // its rows are written by position
                     throw new IllegalStateException(resource + " has the columns " + columns + ", PacketSighting.COLUMNS " + PacketSighting.COLUMNS);
                 }
+                schema = parsed;
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

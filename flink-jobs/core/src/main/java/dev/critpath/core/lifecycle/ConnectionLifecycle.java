@@ -209,10 +209,7 @@ public final class ConnectionLifecycle {
         return halfOpenFlows.snapshot();
     }
 
-    /**
-     * Takes back totals and half-open packets a checkpoint kept (the stream's, one key group's
-     * totals at a time: those of the groups this instance holds).
-     */
+    /** Adds totals a checkpoint kept (the stream restores them a key group at a time, those of its own groups). */
     public void restoreTotals(long flows, long events, long tombstones) {
         flowsHeld += flows;
         eventsBuffered += events;
@@ -282,7 +279,7 @@ public final class ConnectionLifecycle {
         s.restartEvents = kept.size();
         kept.addAll(held.subList(n, held.size()));
         out.replaceBuffer(kept);
-        eventsBuffered -= s.bufferedCount - kept.size();
+        eventsReleased(s.bufferedCount - kept.size());
         s.bufferedCount = kept.size();
         s.overCap = 0;
     }
@@ -300,7 +297,7 @@ public final class ConnectionLifecycle {
             analysed = true;
         }
         out.clearBuffer();
-        eventsBuffered -= s.bufferedCount;
+        eventsReleased(s.bufferedCount);
         // no tombstone for a half-open flow (a flood must not leave one per SYN), nor beyond their cap
         if (!analysed || tombstonesHeld >= (long) TOMBSTONES_PER_FLOW * cfg.maxFlows()) {
             forget(out);
@@ -393,6 +390,10 @@ public final class ConnectionLifecycle {
 
     private void flowReleased() {
         flowsHeld = Math.max(0, flowsHeld - 1);
+    }
+
+    private void eventsReleased(long n) {
+        eventsBuffered = Math.max(0, eventsBuffered - n);
     }
 
     private boolean full() {

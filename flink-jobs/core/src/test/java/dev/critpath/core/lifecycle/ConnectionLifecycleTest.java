@@ -235,6 +235,26 @@ class ConnectionLifecycleTest extends LifecycleTestBase {
         }
     }
 
+    /** A connection restored without its counts (a checkpoint of an older critpath) takes none below zero when it ends. */
+    @Test
+    void aConnectionRestoredWithoutItsCountsLeavesNoneBelowZero() {
+        Conversation c = new Conversation();
+        List<String> actions = new ArrayList<>();
+        RecordedActions out = new RecordedActions(actions);
+        ConnectionLifecycle before = new ConnectionLifecycle(defaults(), t -> "path");
+        List<PacketEvent> events = List.of(c.request(1000), c.response(1010), c.clientFin(1020), c.serverFin(1030), c.ack(1040));
+        for (PacketEvent e : events) {
+            before.onEvent(c.flow(), out.stored, e, Long.MIN_VALUE, out);
+        }
+        assertEquals(List.of(1L, 5L), List.of(before.flowsHeld(), before.eventsBuffered()));
+        ConnectionLifecycle restored = new ConnectionLifecycle(defaults(), t -> "path");
+        actions.clear();
+        while (!actions.contains("emit")) { // the flow's one timer, moved lazily, fires until the close grace has passed
+            restored.onTimer(c.flow(), out.stored, out.stored.timerMs, out.stored.timerMs, () -> events, out);
+        }
+        assertEquals(List.of(0L, 0L, 1L), List.of(restored.flowsHeld(), restored.eventsBuffered(), restored.tombstonesHeld()));
+    }
+
     /**
      * After a FIN from one side only the other side may go on sending, and a FIN not seen
      * acknowledged will be re-sent: the connection stays until both sides closed and acknowledged, or it goes quiet.
