@@ -16,7 +16,7 @@ import dev.critpath.core.offline.PcapInput;
 import dev.critpath.core.screen.ConnectionResult;
 import dev.critpath.core.screen.Screen;
 import dev.critpath.kafka.Replay;
-import dev.critpath.warehouse.ParquetTables;
+import dev.critpath.warehouse.BackgroundTables;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -73,7 +73,7 @@ final class AnalyzeCommand implements Callable<Integer> {
     @Option(names = "--json", paramLabel = "FILE", description = "Also write one JSON object per connection (profile, exchanges, verdict) to FILE.")
     Path jsonOut;
 
-    @Option(names = "--parquet", paramLabel = "DIR", description = "Also write the warehouse tables (profiles, exchanges, critical_path, screening) as Parquet under DIR.")
+    @Option(names = "--parquet", paramLabel = "DIR", description = "Also write the warehouse tables (profiles, exchanges, critical_path, screening, and packets of the connections worth a look) as Parquet under DIR.")
     Path parquetOut;
 
     @Option(names = "--arcs", description = "Include every critical-path arc in the JSON output and print the path of each connection.")
@@ -215,7 +215,7 @@ final class AnalyzeCommand implements Callable<Integer> {
         /** Made only for --json: building one costs a tenth of a second of a short run's start. */
         private final ObjectMapper mapper;
         private final BufferedWriter json;
-        final ParquetTables parquet;
+        final BackgroundTables parquet;
         long jsonRows;
         int failures;
 
@@ -224,7 +224,7 @@ final class AnalyzeCommand implements Callable<Integer> {
             this.err = err;
             this.json = jsonOut == null ? null : Files.newBufferedWriter(jsonOut, StandardCharsets.UTF_8);
             this.mapper = jsonOut == null ? null : new ObjectMapper().disable(SerializationFeature.INDENT_OUTPUT);
-            this.parquet = parquetOut == null ? null : new ParquetTables(parquetOut);
+            this.parquet = parquetOut == null ? null : new BackgroundTables(parquetOut);
         }
 
         @Override

@@ -91,7 +91,7 @@ class ParquetTablesTest {
         return out;
     }
 
-    private static List<GenericRecord> read(Path f) throws IOException {
+    static List<GenericRecord> read(Path f) throws IOException {
         List<GenericRecord> out = new ArrayList<>();
         try (ParquetReader<GenericRecord> r = AvroParquetReader.<GenericRecord>builder(new LocalInputFile(f))
                 .withConf(new PlainParquetConfiguration()).build()) {
