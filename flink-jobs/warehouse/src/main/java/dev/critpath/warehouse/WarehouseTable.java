@@ -1,5 +1,6 @@
 package dev.critpath.warehouse;
 
+import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.PacketSighting;
 import dev.critpath.core.lifecycle.PathAnalysis;
 import dev.critpath.core.screen.ConnectionResult;
@@ -16,20 +17,30 @@ import org.apache.avro.generic.GenericRecord;
 public enum WarehouseTable {
     PROFILES("profiles", r -> List.of(r.profileColumns())),
     EXCHANGES("exchanges", r -> r.exchanges().stream().map(x -> x.columns()).toList()),
-    CRITICAL_PATH("critical_path", ConnectionResult::arcColumns),
+    CRITICAL_PATH("critical_path", ConnectionResult::arcColumns, ConnectionAnalysis.ARC_COLUMNS, ConnectionResult::arcValues),
     /** Only connections the screen kept packets for give rows (see PacketKeeping). */
-    PACKETS("packets", ConnectionResult::packetColumns),
+    PACKETS("packets", ConnectionResult::packetColumns, PacketSighting.COLUMNS, ConnectionResult::packetValues),
     SCREENING("screening", r -> List.of(r.verdict().columns())),
     /** Filled by the streaming job with input it could not use; a connection gives it no rows. */
     DEAD_LETTERS("dead_letters", r -> List.of());
 
     private final String tableName;
     private final Function<ConnectionResult, List<Map<String, Object>>> rows;
+    /** For the tables with a row per packet or arc: their columns, and rows as values in that order (written without a map each). */
+    private final List<String> columns;
+    private final Function<ConnectionResult, List<Object[]>> values;
     private Schema schema;
 
     WarehouseTable(String tableName, Function<ConnectionResult, List<Map<String, Object>>> rows) {
+        this(tableName, rows, null, null);
+    }
+
+    WarehouseTable(String tableName, Function<ConnectionResult, List<Map<String, Object>>> rows, List<String> columns,
+            Function<ConnectionResult, List<Object[]>> values) {
         this.tableName = tableName;
         this.rows = rows;
+        this.columns = columns;
+        this.values = values;
     }
 
     /** The tables a result gives rows to: a segment of a long-lived connection has no profile yet. */
@@ -51,11 +62,11 @@ public enum WarehouseTable {
         return rows.apply(r);
     }
 
-    /** The rows as records of the schema: `packets`, a row per packet, from values in the schema's order, not a map each. */
+    /** The rows as records of the schema. */
     public List<GenericRecord> records(ConnectionResult r) {
         Schema s = schema();
-        if (this == PACKETS) {
-            return r.packetValues().stream().map(values -> AvroRows.toRecord(s, values)).toList();
+        if (values != null) {
+            return values.apply(r).stream().map(row -> AvroRows.toRecord(s, row)).toList();
         }
         return rows(r).stream().map(row -> AvroRows.toRecord(s, row)).toList();
     }
@@ -68,9 +79,9 @@ public enum WarehouseTable {
                     throw new IllegalStateException("missing " + resource + " (critpath-schemas jar)");
                 }
                 Schema parsed = new Schema.Parser().parse(in);
-                List<String> columns = parsed.getFields().stream().map(Schema.Field::name).toList();
-                if (this == PACKETS && !columns.equals(PacketSighting.COLUMNS)) { // its rows are written by position
-                    throw new IllegalStateException(resource + " has the columns " + columns + ", PacketSighting.COLUMNS " + PacketSighting.COLUMNS);
+                List<String> names = parsed.getFields().stream().map(Schema.Field::name).toList();
+                if (columns != null && !columns.equals(names)) { // rows written by position
+                    throw new IllegalStateException(resource + " has the columns " + names + ", the engine's rows " + columns);
                 }
                 schema = parsed;
             } catch (IOException e) {

@@ -1,6 +1,5 @@
 package dev.critpath.core.analysis;
 
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -29,28 +28,19 @@ public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile
         return packets.segmentStartUs() >= 0 ? packets.segmentStartUs() : profile.startUs;
     }
 
-    /** Rows of the warehouse's `critical_path` table. */
+    /** The warehouse's `critical_path` table's columns, in its schema's order. */
+    public static final List<String> ARC_COLUMNS = List.of("conn_uid", "arc_index", "from_us", "to_us", "duration_us", "arc_type", "category",
+            "propagation_us", "queuing_us", "endpoint", "direction", "flags", "seq", "len", "ack", "tx_index", "estimated");
+
+    /** Rows of the warehouse's `critical_path` table, by name. */
     public List<Map<String, Object>> arcColumns() {
-        return arcs.stream().map(a -> {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("conn_uid", profile.connUid);
-            m.put("arc_index", a.index());
-            m.put("from_us", a.fromUs());
-            m.put("to_us", a.toUs());
-            m.put("duration_us", a.durationUs());
-            m.put("arc_type", a.kind().key());
-            m.put("category", a.category().key());
-            m.put("propagation_us", a.times().get(Category.PROPAGATION));
-            m.put("queuing_us", a.times().get(Category.QUEUING));
-            m.put("endpoint", a.endpoint().key());
-            m.put("direction", a.direction().key());
-            m.put("flags", a.flags());
-            m.put("seq", a.seq());
-            m.put("len", a.len());
-            m.put("ack", a.ack());
-            m.put("tx_index", a.txIndex());
-            m.put("estimated", a.estimated());
-            return m;
-        }).toList();
+        return arcValues().stream().map(values -> Columns.named(ARC_COLUMNS, values)).toList();
+    }
+
+    /** Rows of the warehouse's `critical_path` table, in the order of {@link #ARC_COLUMNS}. */
+    public List<Object[]> arcValues() {
+        return arcs.stream().map(a -> new Object[] {profile.connUid, a.index(), a.fromUs(), a.toUs(), a.durationUs(), a.kind().key(),
+            a.category().key(), a.times().get(Category.PROPAGATION), a.times().get(Category.QUEUING), a.endpoint().key(),
+            a.direction().key(), a.flags(), a.seq(), a.len(), a.ack(), a.txIndex(), a.estimated()}).toList();
     }
 }

@@ -1,7 +1,6 @@
 package dev.critpath.core.analysis;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -31,12 +30,7 @@ public record PacketSighting(int txIndex, String sensor, Direction direction, bo
 
     /** Row of the warehouse's `packets` table, by name. */
     public Map<String, Object> columns(String connUid, long segmentStartUs) {
-        Object[] values = values(connUid, segmentStartUs);
-        Map<String, Object> m = new LinkedHashMap<>(32); // never resized
-        for (int i = 0; i < values.length; i++) {
-            m.put(COLUMNS.get(i), values[i]);
-        }
-        return m;
+        return Columns.named(COLUMNS, values(connUid, segmentStartUs));
     }
 
     /** Row of the warehouse's `packets` table, in the order of {@link #COLUMNS}: a row per packet, written without a map each. */

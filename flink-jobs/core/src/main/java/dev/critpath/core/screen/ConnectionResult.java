@@ -27,6 +27,11 @@ public record ConnectionResult(ConnectionAnalysis analysis, ScreenVerdict verdic
         return analysis.arcColumns();
     }
 
+    /** The same rows as values in the order of ConnectionAnalysis.ARC_COLUMNS. */
+    public List<Object[]> arcValues() {
+        return analysis.arcValues();
+    }
+
     /** Rows of the warehouse's `packets` table: those the screen kept. */
     public List<Map<String, Object>> packetColumns() {
         return analysis.packetColumns();
