@@ -45,13 +45,14 @@ public final class Main {
         });
     }
 
-    /** What lies under a wrapper such as Flink's "Job execution failed.", which says nothing by itself. */
+    /** What lies under a wrapper such as Flink's "Job execution failed.", which says nothing by itself; nothing when the message says it already. */
     static String rootCause(Throwable ex) {
         Throwable root = ex;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root == ex ? "" : " (cause: " + root + ")";
+        boolean said = root.getMessage() != null && ex.getMessage() != null && ex.getMessage().contains(root.getMessage());
+        return root == ex || said ? "" : " (cause: " + root + ")";
     }
 
     static final class Version implements CommandLine.IVersionProvider {

@@ -76,6 +76,16 @@ class AnalyzeCommandTest {
         return Repo.testdata("lab").resolve(scenario).resolve(file).toString();
     }
 
+    /** The tables are written on a thread of their own: a warehouse that cannot be made still fails the run, in one line saying why. */
+    @Test
+    void aWarehouseThatCannotBeMadeFailsTheRunSayingWhy() throws Exception {
+        Path taken = Files.writeString(tmp.resolve("a-file"), "");
+        CliRun r = CliRun.of("analyze", "--quiet", "--server-pcap", lab("think-100ms", "server.pcap"), "--parquet", taken.toString());
+        assertEquals(2, r.exit(), r.err());
+        assertTrue(r.err().strip().matches("critpath: writing the Parquet tables: " + java.util.regex.Pattern.quote(taken.toString())
+                + "/profiles/dt=[0-9-]+: Not a directory"), r.err());
+    }
+
     @Test
     void twoPointCapturesGiveATableJsonAndParquet() throws Exception {
         Path json = tmp.resolve("out.jsonl");

@@ -102,7 +102,8 @@ public final class BackgroundTables implements Closeable {
     private void throwFailure() throws IOException {
         Throwable f = failure;
         if (f != null) {
-            throw new IOException("writing the Parquet tables: " + f, f);
+            // a new exception each time: the same one thrown by add and again by close would suppress itself
+            throw new IOException("writing the Parquet tables: " + (f.getMessage() != null ? f.getMessage() : f.toString()), f);
         }
     }
 }
