@@ -1,5 +1,6 @@
 package dev.critpath.warehouse;
 
+import dev.critpath.core.analysis.Columns;
 import dev.critpath.core.analysis.ConnectionAnalysis;
 import dev.critpath.core.analysis.PacketSighting;
 import dev.critpath.core.lifecycle.PathAnalysis;
@@ -17,9 +18,9 @@ import org.apache.avro.generic.GenericRecord;
 public enum WarehouseTable {
     PROFILES("profiles", r -> List.of(r.profileColumns())),
     EXCHANGES("exchanges", r -> r.exchanges().stream().map(x -> x.columns()).toList()),
-    CRITICAL_PATH("critical_path", ConnectionResult::arcColumns, ConnectionAnalysis.ARC_COLUMNS, ConnectionResult::arcValues),
+    CRITICAL_PATH("critical_path", ConnectionAnalysis.ARC_COLUMNS, ConnectionResult::arcValues),
     /** Only connections the screen kept packets for give rows (see PacketKeeping). */
-    PACKETS("packets", ConnectionResult::packetColumns, PacketSighting.COLUMNS, ConnectionResult::packetValues),
+    PACKETS("packets", PacketSighting.COLUMNS, ConnectionResult::packetValues),
     SCREENING("screening", r -> List.of(r.verdict().columns())),
     /** Filled by the streaming job with input it could not use; a connection gives it no rows. */
     DEAD_LETTERS("dead_letters", r -> List.of());
@@ -32,13 +33,16 @@ public enum WarehouseTable {
     private Schema schema;
 
     WarehouseTable(String tableName, Function<ConnectionResult, List<Map<String, Object>>> rows) {
-        this(tableName, rows, null, null);
-    }
-
-    WarehouseTable(String tableName, Function<ConnectionResult, List<Map<String, Object>>> rows, List<String> columns,
-            Function<ConnectionResult, List<Object[]>> values) {
         this.tableName = tableName;
         this.rows = rows;
+        this.columns = null;
+        this.values = null;
+    }
+
+    /** A table written by position; its rows by name are the same values under their columns. */
+    WarehouseTable(String tableName, List<String> columns, Function<ConnectionResult, List<Object[]>> values) {
+        this.tableName = tableName;
+        this.rows = r -> values.apply(r).stream().map(v -> Columns.named(columns, v)).toList();
         this.columns = columns;
         this.values = values;
     }

@@ -14,11 +14,6 @@ public record ConnectionAnalysis(ConnectionProfile profile, List<ExchangeProfile
         return new ConnectionAnalysis(profile, exchanges, arcs, kept);
     }
 
-    /** Rows of the warehouse's `packets` table, by name. */
-    public List<Map<String, Object>> packetColumns() {
-        return packets.sightings().stream().map(s -> s.columns(profile.connUid, segmentStartUs())).toList();
-    }
-
     /** Rows of the warehouse's `packets` table, in the order of {@link PacketSighting#COLUMNS}. */
     public List<Object[]> packetValues() {
         return packets.sightings().stream().map(s -> s.values(profile.connUid, segmentStartUs())).toList();

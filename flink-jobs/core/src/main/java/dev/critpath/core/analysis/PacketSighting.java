@@ -3,7 +3,6 @@ package dev.critpath.core.analysis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * One packet as one sensor captured it, with what the analysis made of it: a row of the
@@ -27,11 +26,6 @@ public record PacketSighting(int txIndex, String sensor, Direction direction, bo
     public static final List<String> COLUMNS = List.of("conn_uid", "segment_start_us", "tx_index", "sensor", "direction", "seen_at",
             "time_us", "sensor_time_us", "seq", "len", "ack", "flags", "window", "window_edge", "sack_starts", "sack_ends", "kind",
             "loss_cause", "rtx_of", "on_critical_path");
-
-    /** Row of the warehouse's `packets` table, by name. */
-    public Map<String, Object> columns(String connUid, long segmentStartUs) {
-        return Columns.named(COLUMNS, values(connUid, segmentStartUs));
-    }
 
     /** Row of the warehouse's `packets` table, in the order of {@link #COLUMNS}: a row per packet, written without a map each. */
     public Object[] values(String connUid, long segmentStartUs) {

@@ -32,12 +32,7 @@ public record ConnectionResult(ConnectionAnalysis analysis, ScreenVerdict verdic
         return analysis.arcValues();
     }
 
-    /** Rows of the warehouse's `packets` table: those the screen kept. */
-    public List<Map<String, Object>> packetColumns() {
-        return analysis.packetColumns();
-    }
-
-    /** The same rows as values in the order of PacketSighting.COLUMNS. */
+    /** Rows of the warehouse's `packets` table (those the screen kept) as values in the order of PacketSighting.COLUMNS. */
     public List<Object[]> packetValues() {
         return analysis.packetValues();
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.analysis.ConnectionAnalysis;
+import dev.critpath.core.analysis.PacketSighting;
 import dev.critpath.core.analysis.recipe.Analyzer;
 import dev.critpath.core.testing.HandTrace;
 import java.util.ArrayList;
@@ -36,11 +37,11 @@ class PacketKeepingTest {
         // the 20 ms think time fails a 10 ms stall threshold
         ConnectionResult flagged = screen("no_server_stall", "1000", "0").apply(a);
         assertFalse(flagged.verdict().boring());
-        assertEquals(all, flagged.packetColumns().size());
+        assertEquals(all, flagged.packetValues().size());
         ConnectionResult capped = screen("no_server_stall", "5", "0").apply(transfer(1000));
-        assertEquals(5, capped.packetColumns().size(), "the earliest five");
+        assertEquals(5, capped.packetValues().size(), "the earliest five");
         assertEquals(a.packets().sightings().subList(0, 5).stream().map(s -> s.timeUs()).toList(),
-                capped.packetColumns().stream().map(r -> r.get("time_us")).toList());
+                capped.packetValues().stream().map(r -> r[PacketSighting.COLUMNS.indexOf("time_us")]).toList());
     }
 
     @Test
@@ -50,13 +51,13 @@ class PacketKeepingTest {
         for (int i = 0; i < n; i++) {
             ConnectionResult r = screen("", "1000", "0.25").apply(transfer(1000L + 7919L * i));
             assertTrue(r.verdict().boring(), "no rules: every connection is boring");
-            kept.add(!r.packetColumns().isEmpty());
-            assertEquals(kept.get(i), !screen("", "1000", "0.25").apply(transfer(1000L + 7919L * i)).packetColumns().isEmpty(), "again");
+            kept.add(!r.packetValues().isEmpty());
+            assertEquals(kept.get(i), !screen("", "1000", "0.25").apply(transfer(1000L + 7919L * i)).packetValues().isEmpty(), "again");
         }
         long share = kept.stream().filter(k -> k).count();
         assertTrue(share > n / 8 && share < n * 3 / 8, share + " of " + n + " kept at a rate of 0.25");
-        assertTrue(screen("", "1000", "0").apply(transfer(1000)).packetColumns().isEmpty(), "rate 0 keeps none");
-        assertEquals(14, screen("", "1000", "1").apply(transfer(1000)).packetColumns().size(), "rate 1 keeps all");
+        assertTrue(screen("", "1000", "0").apply(transfer(1000)).packetValues().isEmpty(), "rate 0 keeps none");
+        assertEquals(14, screen("", "1000", "1").apply(transfer(1000)).packetValues().size(), "rate 1 keeps all");
     }
 
     @Test
