@@ -28,6 +28,7 @@ public final class LifecycleLoop {
     /** Flows with state or buffered events: one lookup per event finds both. */
     private final Map<String, Flow> flows = new HashMap<>();
     private final TreeSet<Timer> timers = new TreeSet<>();
+    private final PackedEvents.ChunkPool chunks = new PackedEvents.ChunkPool();
     private long watermarkMs = Long.MIN_VALUE;
 
     public LifecycleLoop(ConnectionLifecycle lifecycle, Consumer<FinishedConnection> finished, Consumer<Rejection> rejected) {
@@ -126,7 +127,7 @@ public final class LifecycleLoop {
         @Override
         public void buffer(PacketEvent e) {
             if (buffer == null) {
-                buffer = new PackedEvents();
+                buffer = new PackedEvents(chunks);
                 held();
             }
             buffer.add(e);
@@ -139,7 +140,10 @@ public final class LifecycleLoop {
 
         @Override
         public void replaceBuffer(List<PacketEvent> events) {
-            buffer = new PackedEvents();
+            if (buffer != null) {
+                buffer.release();
+            }
+            buffer = new PackedEvents(chunks);
             buffer.addAll(events);
             closeEvidence = new CloseEvidence();
             events.forEach(closeEvidence::add);
@@ -148,6 +152,9 @@ public final class LifecycleLoop {
 
         @Override
         public void clearBuffer() {
+            if (buffer != null) {
+                buffer.release();
+            }
             buffer = null;
             closeEvidence = new CloseEvidence();
             held();

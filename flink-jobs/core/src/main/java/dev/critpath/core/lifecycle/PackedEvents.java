@@ -38,6 +38,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     /** Events in the growing chunks together. */
     private static final int IN_GROWING_CHUNKS = (1 << FIRST_CHUNK_BITS) * ((1 << GROWING_CHUNKS) - 1);
 
+    private final ChunkPool pool;
     /** Per event: ts, capture index. */
     private long[][] longs = new long[1 + GROWING_CHUNKS][];
     /** Per event: seq, ack, tsval, tsecr (32 bits each), len, mss, win | identity << 16, ip id + 1 | (ttl + 1) << 17, meta. */
@@ -48,6 +49,16 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     private PacketEvent[] identities = new PacketEvent[1];
     private int identityCount;
     private int size;
+
+    /** Chunks of its own, not reused. */
+    PackedEvents() {
+        this(null);
+    }
+
+    /** Chunks taken from the pool when it has them, given back by {@link #release()}. */
+    PackedEvents(ChunkPool pool) {
+        this.pool = pool;
+    }
 
     @Override
     public boolean add(PacketEvent e) {
@@ -68,9 +79,12 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
             ints = Arrays.copyOf(ints, longs.length);
         }
         if (longs[chunk] == null) {
-            int capacity = chunk == 0 ? HANDSHAKE : 1 << Math.min(FIRST_CHUNK_BITS + chunk - 1, LAST_CHUNK_BITS);
-            longs[chunk] = new long[capacity * LONGS];
-            ints[chunk] = new int[capacity * INTS];
+            int sizeClass = Math.min(chunk, GROWING_CHUNKS);
+            if (pool == null || !pool.take(sizeClass, longs, ints, chunk)) {
+                int capacity = sizeClass == 0 ? HANDSHAKE : 1 << (FIRST_CHUNK_BITS + sizeClass - 1);
+                longs[chunk] = new long[capacity * LONGS];
+                ints[chunk] = new int[capacity * INTS];
+            }
         }
         int k = offsetOf(i, chunk);
         long[] l = longs[chunk];
@@ -114,6 +128,79 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
                 winId & 0xffff, ((meta >>> WSCALE_SHIFT) & 0x1ff) - 1, w[at + 5], sackOk == 0 ? null : sackOk == 2,
                 null, u32(w[at + 2], meta, 2), u32(w[at + 3], meta, 3), (ipTtl & 0x1ffff) - 1, (ipTtl >>> 17) - 1,
                 l[k * LONGS + 1]);
+    }
+
+    /**
+     * Gives the chunks back to the pool, for flows to come: after this the events are gone (every
+     * read of them fails), and what was read before stays as it was (reading makes new events).
+     */
+    void release() {
+        if (pool != null) {
+            for (int chunk = 0; chunk < longs.length; chunk++) {
+                if (longs[chunk] != null) {
+                    pool.give(Math.min(chunk, GROWING_CHUNKS), longs[chunk], ints[chunk]);
+                }
+            }
+        }
+        longs = null;
+        ints = null;
+        asTheyCame = null;
+        size = 0;
+    }
+
+    /**
+     * Chunks of flows that ended, by size, for flows that begin: a flow's packets live as long as
+     * it does, so fresh chunks outlived the collector's first look at them and were copied out of
+     * the young generation, a capture's worth of bytes; reused, they stay put. Holds at most
+     * {@link #MAX_POOLED_BYTES}; one thread's.
+     */
+    static final class ChunkPool {
+        /** A few thousand flows' worth of chunks; beyond it they go to the collector. */
+        static final long MAX_POOLED_BYTES = 16L << 20;
+        private final long[][][] longs = new long[GROWING_CHUNKS + 1][16][];
+        private final int[][][] ints = new int[GROWING_CHUNKS + 1][16][];
+        private final int[] counts = new int[GROWING_CHUNKS + 1];
+        private long bytes;
+
+        /** Puts a pooled chunk of the size class at {@code chunk}; false when there is none. */
+        boolean take(int sizeClass, long[][] toLongs, int[][] toInts, int chunk) {
+            int n = counts[sizeClass];
+            if (n == 0) {
+                return false;
+            }
+            n--;
+            toLongs[chunk] = longs[sizeClass][n];
+            toInts[chunk] = ints[sizeClass][n];
+            longs[sizeClass][n] = null;
+            ints[sizeClass][n] = null;
+            counts[sizeClass] = n;
+            bytes -= bytesOf(toLongs[chunk], toInts[chunk]);
+            return true;
+        }
+
+        void give(int sizeClass, long[] l, int[] w) {
+            long b = bytesOf(l, w);
+            if (bytes + b > MAX_POOLED_BYTES) {
+                return;
+            }
+            int n = counts[sizeClass];
+            if (n == longs[sizeClass].length) {
+                longs[sizeClass] = Arrays.copyOf(longs[sizeClass], n * 2);
+                ints[sizeClass] = Arrays.copyOf(ints[sizeClass], n * 2);
+            }
+            longs[sizeClass][n] = l;
+            ints[sizeClass][n] = w;
+            counts[sizeClass] = n + 1;
+            bytes += b;
+        }
+
+        long bytes() {
+            return bytes;
+        }
+
+        private static long bytesOf(long[] l, int[] w) {
+            return 8L * l.length + 4L * w.length;
+        }
     }
 
     /** The chunk event i is in. */

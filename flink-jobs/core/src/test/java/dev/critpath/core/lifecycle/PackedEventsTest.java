@@ -2,6 +2,7 @@ package dev.critpath.core.lifecycle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.critpath.core.event.PacketEvent;
@@ -91,5 +92,41 @@ class PackedEventsTest {
         PackedEvents packed = new PackedEvents();
         packed.addAll(events);
         assertEquals(events, packed);
+    }
+
+    /** A flow's chunks serve the flows after it: what they read is theirs alone, whatever the chunks held before. */
+    @Test
+    void aReleasedFlowsChunksServeTheNextFlowsWithNothingLeftOver() throws Exception {
+        List<PacketEvent> first = PcapEvents.readAll(LAB.resolve("sack-fast-retransmit/client.pcap"), "client-side", SensorRole.CLIENT);
+        List<PacketEvent> second = PcapEvents.readAll(LAB.resolve("fast-retransmit/server.pcap"), "server-side", SensorRole.SERVER);
+        assertTrue(first.size() > 300 && second.size() > 300, "both flows fill chunks of every size");
+        PackedEvents.ChunkPool pool = new PackedEvents.ChunkPool();
+        PackedEvents one = new PackedEvents(pool);
+        one.addAll(first);
+        assertEquals(0, pool.bytes());
+        List<PacketEvent> readBefore = new ArrayList<>(one);
+        one.release();
+        long pooled = pool.bytes();
+        assertTrue(pooled > 0, "the chunks are pooled");
+        assertEquals(0, one.size());
+        assertThrows(IndexOutOfBoundsException.class, () -> one.get(0));
+        assertEquals(first, readBefore, "what was read before stays");
+
+        PackedEvents two = new PackedEvents(pool);
+        two.addAll(second);
+        assertTrue(pool.bytes() < pooled, "the next flow took pooled chunks");
+        assertEquals(second, two);
+        assertEquals(first, new ArrayList<>(first)); // untouched by the reuse
+    }
+
+    @Test
+    void thePoolHoldsNoMoreThanItsBound() {
+        PackedEvents.ChunkPool pool = new PackedEvents.ChunkPool();
+        int chunkBytes = 256 * (2 * 8 + 9 * 4);
+        long fits = PackedEvents.ChunkPool.MAX_POOLED_BYTES / chunkBytes;
+        for (int i = 0; i < fits + 10; i++) {
+            pool.give(5, new long[256 * 2], new int[256 * 9]);
+        }
+        assertEquals(fits * chunkBytes, pool.bytes());
     }
 }
