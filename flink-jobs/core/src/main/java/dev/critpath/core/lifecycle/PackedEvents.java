@@ -4,6 +4,7 @@ import dev.critpath.core.event.PacketEvent;
 import java.util.AbstractList;
 import java.util.Arrays;
 import java.util.RandomAccess;
+import java.util.function.Consumer;
 
 /**
  * A flow's buffered events in arrays of numbers: what a connection holds until it is analysed
@@ -49,6 +50,10 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     private PacketEvent[] identities = new PacketEvent[1];
     private int identityCount;
     private int size;
+    /** The chunk the next event goes into, and the indices it starts and ends at: adding locates nothing. */
+    private int tailChunk;
+    private int tailStart;
+    private int tailEnd = HANDSHAKE;
 
     /** Chunks of its own, not reused. */
     PackedEvents() {
@@ -70,10 +75,10 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
                 asTheyCame = Arrays.copyOf(asTheyCame == null ? new PacketEvent[0] : asTheyCame, i + (i >> 1) + 8);
             }
             asTheyCame[i] = e;
-            size++;
+            added();
             return true;
         }
-        int chunk = chunkOf(i);
+        int chunk = tailChunk;
         if (chunk >= longs.length) { // chunks whose events were all kept as they came are never made
             longs = Arrays.copyOf(longs, Math.max(chunk + 1, longs.length * 2));
             ints = Arrays.copyOf(ints, longs.length);
@@ -81,12 +86,11 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         if (longs[chunk] == null) {
             int sizeClass = Math.min(chunk, GROWING_CHUNKS);
             if (pool == null || !pool.take(sizeClass, longs, ints, chunk)) {
-                int capacity = sizeClass == 0 ? HANDSHAKE : 1 << (FIRST_CHUNK_BITS + sizeClass - 1);
-                longs[chunk] = new long[capacity * LONGS];
-                ints[chunk] = new int[capacity * INTS];
+                longs[chunk] = new long[(tailEnd - tailStart) * LONGS];
+                ints[chunk] = new int[(tailEnd - tailStart) * INTS];
             }
         }
-        int k = offsetOf(i, chunk);
+        int k = i - tailStart;
         long[] l = longs[chunk];
         l[k * LONGS] = e.tsUs();
         l[k * LONGS + 1] = e.captureIndex();
@@ -101,8 +105,17 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         w[at + 6] = e.win() | identity << 16;
         w[at + 7] = (e.ipId() + 1) | (e.ttl() + 1) << 17;
         w[at + 8] = meta;
-        size++;
+        added();
         return true;
+    }
+
+    private void added() {
+        size++;
+        if (size == tailEnd) {
+            tailChunk++;
+            tailStart = size;
+            tailEnd = size + capacityOf(tailChunk);
+        }
     }
 
     @Override
@@ -110,11 +123,27 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         if (i < 0 || i >= size) {
             throw new IndexOutOfBoundsException(i);
         }
+        int chunk = chunkOf(i);
+        return eventAt(i, chunk, offsetOf(i, chunk));
+    }
+
+    /** In order, chunk by chunk: what a connection's assembly reads, every event once. */
+    @Override
+    public void forEach(Consumer<? super PacketEvent> action) {
+        int i = 0;
+        for (int chunk = 0; i < size; chunk++) {
+            int end = Math.min(size, i + capacityOf(chunk));
+            for (int k = 0; i < end; i++, k++) {
+                action.accept(eventAt(i, chunk, k));
+            }
+        }
+    }
+
+    /** Event i, at place k of its chunk. */
+    private PacketEvent eventAt(int i, int chunk, int k) {
         if (asTheyCame != null && i < asTheyCame.length && asTheyCame[i] != null) {
             return asTheyCame[i];
         }
-        int chunk = chunkOf(i);
-        int k = offsetOf(i, chunk);
         long[] l = longs[chunk];
         int[] w = ints[chunk];
         int at = k * INTS;
@@ -201,6 +230,10 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         private static long bytesOf(long[] l, int[] w) {
             return 8L * l.length + 4L * w.length;
         }
+    }
+
+    private static int capacityOf(int chunk) {
+        return chunk == 0 ? HANDSHAKE : 1 << Math.min(FIRST_CHUNK_BITS + chunk - 1, LAST_CHUNK_BITS);
     }
 
     /** The chunk event i is in. */

@@ -28,6 +28,14 @@ class PackedEventsTest {
         packed.addAll(events);
         assertEquals(events, packed);
         assertEquals(events, new ArrayList<>(packed)); // through its iterator too
+        assertEquals(events, walked(packed));
+    }
+
+    /** The events as forEach gives them, chunk by chunk. */
+    private static List<PacketEvent> walked(PackedEvents packed) {
+        List<PacketEvent> out = new ArrayList<>();
+        packed.forEach(out::add);
+        return out;
     }
 
     @Test
@@ -52,6 +60,7 @@ class PackedEventsTest {
         PackedEvents packed = new PackedEvents();
         packed.addAll(events);
         assertEquals(events, packed);
+        assertEquals(events, walked(packed));
         assertSame(base.sensor(), packed.get(4).sensor(), "a flow's strings are kept once");
     }
 
@@ -92,6 +101,7 @@ class PackedEventsTest {
         PackedEvents packed = new PackedEvents();
         packed.addAll(events);
         assertEquals(events, packed);
+        assertEquals(events, walked(packed));
     }
 
     /** A flow's chunks serve the flows after it: what they read is theirs alone, whatever the chunks held before. */
@@ -116,7 +126,8 @@ class PackedEventsTest {
         two.addAll(second);
         assertTrue(pool.bytes() < pooled, "the next flow took pooled chunks");
         assertEquals(second, two);
-        assertEquals(first, new ArrayList<>(first)); // untouched by the reuse
+        assertEquals(second, walked(two));
+        assertTrue(walked(one).isEmpty());
     }
 
     @Test

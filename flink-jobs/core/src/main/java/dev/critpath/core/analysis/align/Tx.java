@@ -4,6 +4,7 @@ import dev.critpath.core.analysis.Direction;
 import dev.critpath.core.analysis.InOrder;
 import dev.critpath.core.analysis.clean.Packet;
 import dev.critpath.core.event.TcpFlags;
+import java.util.Arrays;
 import java.util.function.Predicate;
 import java.util.function.ToLongFunction;
 
@@ -35,16 +36,15 @@ public final class Tx {
 
     /** The transmissions {@code keep} picks, in order of {@code key}; ties keep the timeline's order. */
     public static Tx[] picked(Tx[] txs, Predicate<Tx> keep, ToLongFunction<Tx> key) {
+        Tx[] kept = new Tx[txs.length]; // one test per transmission: the tests cost more than the room
         int n = 0;
-        for (Tx t : txs) {
-            n += keep.test(t) ? 1 : 0;
-        }
-        Tx[] kept = new Tx[n];
-        n = 0;
         for (Tx t : txs) {
             if (keep.test(t)) {
                 kept[n++] = t;
             }
+        }
+        if (n < kept.length) {
+            kept = Arrays.copyOf(kept, n);
         }
         InOrder.sortBy(kept, key);
         return kept;
