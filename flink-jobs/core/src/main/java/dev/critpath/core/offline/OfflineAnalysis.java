@@ -149,11 +149,18 @@ public final class OfflineAnalysis {
         try (MergedInputs merged = new MergedInputs(inputs)) {
             merged.start();
             PacketEvent e;
+            // the watermark moves in whole ms: most events leave it where it is, and are let through on one comparison
+            long nextMsAtUs = Long.MIN_VALUE;
             while ((e = merged.next()) != null) {
                 loop.add(e);
-                loop.advanceWatermark(Math.floorDiv(merged.watermarkUs() - SLACK_US, 1000));
+                long watermarkUs = merged.watermarkUs();
+                if (watermarkUs >= nextMsAtUs) {
+                    long ms = Math.floorDiv(watermarkUs - SLACK_US, 1000);
+                    loop.advanceWatermark(ms);
+                    nextMsAtUs = ms < (Long.MAX_VALUE - SLACK_US) / 1000 ? (ms + 1) * 1000 + SLACK_US : Long.MAX_VALUE;
+                }
                 run.deliverDone();
-                if (++events % PROGRESS_EVERY == 0) {
+                if ((++events & (PROGRESS_EVERY - 1)) == 0) {
                     progress.accept(new Progress(events, merged.bytesRead(), bytesTotal(inputs), lifecycle.flowsHeld(), run.connections,
                             System.nanoTime() - started, false));
                 }
