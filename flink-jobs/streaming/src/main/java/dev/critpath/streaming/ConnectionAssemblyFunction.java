@@ -96,8 +96,7 @@ final class ConnectionAssemblyFunction extends KeyedProcessFunction<String, Pack
         // every instance sees every half-open packet on restore and keeps those of its own key groups
         halfOpenState = ctx.getOperatorStateStore().getUnionListState(new ListStateDescriptor<>("half-open", EventSerializers.PACKET_EVENT));
         for (PacketEvent e : halfOpenState.get()) {
-            if (KeyGroupRangeAssignment.assignKeyToParallelOperator(e.communityId(), task.getMaxNumberOfParallelSubtasks(),
-                    task.getNumberOfParallelSubtasks()) == task.getIndexOfThisSubtask()) {
+            if (byKeyGroup.owns(e.communityId())) {
                 lifecycle.restoreHalfOpen(e);
             }
         }

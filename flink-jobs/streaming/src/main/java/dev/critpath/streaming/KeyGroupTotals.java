@@ -44,12 +44,21 @@ final class KeyGroupTotals {
         long events = lifecycle.eventsBuffered() - eventsBefore;
         long tombstones = lifecycle.tombstonesHeld() - tombstonesBefore;
         if ((flows | events | tombstones) != 0) {
-            int at = (KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism) - range.getStartKeyGroup()) * TOTALS;
+            int at = (groupOf(key) - range.getStartKeyGroup()) * TOTALS;
             // never below zero: what was held before a checkpoint from an older critpath was counted in no group
             byGroup[at] = Math.max(0, byGroup[at] + flows);
             byGroup[at + 1] = Math.max(0, byGroup[at + 1] + events);
             byGroup[at + 2] = Math.max(0, byGroup[at + 2] + tombstones);
         }
+    }
+
+    /** Whether the key's group is this instance's: what it takes back of what every instance sees on restore. */
+    boolean owns(String key) {
+        return range.contains(groupOf(key));
+    }
+
+    private int groupOf(String key) {
+        return KeyGroupRangeAssignment.assignToKeyGroup(key, maxParallelism);
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.critpath.core.event.PacketEvent;
 import dev.critpath.core.lifecycle.FinishedConnection;
 import dev.critpath.core.testing.Conversation;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
@@ -125,6 +126,42 @@ class ConnectionAssemblyFunctionTest {
         back.open();
         assertEquals(cap - heldBy[0] - heldBy[1], room(back, 0, cap), "back on one instance, the connections both held are counted");
         back.close();
+    }
+
+    /** Half-open flows (kept in operator state, which every instance reads on restore) end up on the instance their keys go to, once. */
+    @Test
+    void rescaledEachInstanceKeepsTheHalfOpenFlowsOfItsKeyGroups() throws Exception {
+        var one = harness(StreamConfig.defaults("localhost:9092", "unused"), MAX_PARALLELISM, 1, 0);
+        one.open();
+        List<List<String>> expected = List.of(new ArrayList<>(), new ArrayList<>());
+        for (int port = 41_000; port < 41_008; port++) {
+            Conversation c = new Conversation("sensor", port, 1000L * port, 0);
+            send(one, c.syn(1000), c.syn(2000));
+            expected.get(instanceOf(c)).add("2 packet(s) 10.0.0.1:" + port + " > 10.0.0.2:80, no payload and no handshake completed");
+        }
+        assertTrue(!expected.get(0).isEmpty() && !expected.get(1).isEmpty(), "flows on both instances: " + expected);
+        OperatorSubtaskState checkpoint = one.snapshot(1, 2000);
+        one.close();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            var h = harness(StreamConfig.defaults("localhost:9092", "unused"), MAX_PARALLELISM, 2, subtask);
+            h.initializeState(AbstractStreamOperatorTestHarness.repartitionOperatorState(checkpoint, MAX_PARALLELISM, 1, 2, subtask));
+            h.open();
+            Conversation next = new Conversation("sensor", portOn(subtask), 7, 0); // any packet after the restore starts the sweep
+            send(h, next.syn(3000), next.synAck(3010), next.ack(3020), next.request(3030));
+            h.processWatermark(new Watermark(124_000));
+            List<String> dead = h.getSideOutput(ConnectionAssemblyFunction.REJECTED).stream().map(r -> r.getValue().detail()).sorted().toList();
+            assertEquals(expected.get(subtask), dead, "instance " + subtask);
+            h.close();
+        }
+    }
+
+    /** A client port whose flow goes to the instance (of two). */
+    private static int portOn(int subtask) {
+        int port = 43_000;
+        while (instanceOf(new Conversation("sensor", port, 7, 0)) != subtask) {
+            port++;
+        }
+        return port;
     }
 
     /** How many new connections of the instance's key groups it takes before one is refused at the cap. */

@@ -101,6 +101,9 @@ public final class ConnectionLifecycle {
      */
     public void onEvent(String flow, FlowState s, PacketEvent e, long watermarkMs, LifecycleActions out) {
         long tsMs = Math.floorDiv(e.tsUs(), 1000);
+        if (sweepAtMs == NONE && halfOpenFlows.size() > 0) { // restored: the sweep's timer went with its flow's key group, if anywhere
+            scheduleSweep(out);
+        }
         if (s == null) {
             if (watermarkMs != NONE && tsMs < watermarkMs - allowedLatenessMs) {
                 late(e, "no connection of this flow is held any more", out);
@@ -111,7 +114,7 @@ public final class ConnectionLifecycle {
                 if (evicted != null) {
                     setAside(evicted, out);
                 }
-                if (sweepAtMs == NONE) { // also the first half-open packet after a restore
+                if (sweepAtMs == NONE) {
                     scheduleSweep(out);
                 }
                 return;
