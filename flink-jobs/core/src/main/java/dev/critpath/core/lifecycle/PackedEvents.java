@@ -184,7 +184,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
      * {@link #MAX_POOLED_BYTES}; one thread's.
      */
     static final class ChunkPool {
-        /** A few thousand flows' worth of chunks; beyond it they go to the collector. */
+        /** What some thousand connections of a few hundred packets leave; beyond it chunks go to the collector. */
         static final long MAX_POOLED_BYTES = 16L << 20;
         private final long[][][] longs = new long[GROWING_CHUNKS + 1][16][];
         private final int[][][] ints = new int[GROWING_CHUNKS + 1][16][];
