@@ -160,8 +160,8 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
     }
 
     /**
-     * Gives the chunks back to the pool, for flows to come: after this the events are gone (every
-     * read of them fails), and what was read before stays as it was (reading makes new events).
+     * Gives the chunks back to the pool, for flows to come: after this it holds no events (and takes
+     * none), and what was read before stays as it was (reading makes new events).
      */
     void release() {
         if (pool != null) {
