@@ -101,9 +101,7 @@ public final class ConnectionLifecycle {
      */
     public void onEvent(String flow, FlowState s, PacketEvent e, long watermarkMs, LifecycleActions out) {
         long tsMs = Math.floorDiv(e.tsUs(), 1000);
-        if (sweepAtMs == NONE && halfOpenFlows.size() > 0) { // restored: the sweep's timer went with its flow's key group, if anywhere
-            scheduleSweep(out);
-        }
+        sweepScheduled(out); // restored, the sweep's timer went with its flow's key group, if anywhere
         if (s == null) {
             if (watermarkMs != NONE && tsMs < watermarkMs - allowedLatenessMs) {
                 late(e, "no connection of this flow is held any more", out);
@@ -114,9 +112,7 @@ public final class ConnectionLifecycle {
                 if (evicted != null) {
                     setAside(evicted, out);
                 }
-                if (sweepAtMs == NONE) {
-                    scheduleSweep(out);
-                }
+                sweepScheduled(out);
                 return;
             }
             if (full()) {
@@ -361,6 +357,13 @@ public final class ConnectionLifecycle {
         }
         sweepAtMs = NONE;
         if (halfOpenFlows.size() > 0) {
+            scheduleSweep(out);
+        }
+    }
+
+    /** One sweep's timer while the half-open table holds anything. */
+    private void sweepScheduled(LifecycleActions out) {
+        if (sweepAtMs == NONE && halfOpenFlows.size() > 0) {
             scheduleSweep(out);
         }
     }
