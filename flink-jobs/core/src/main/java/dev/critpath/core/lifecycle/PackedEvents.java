@@ -84,8 +84,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
             ints = Arrays.copyOf(ints, longs.length);
         }
         if (longs[chunk] == null) {
-            int sizeClass = Math.min(chunk, GROWING_CHUNKS);
-            if (pool == null || !pool.take(sizeClass, longs, ints, chunk)) {
+            if (pool == null || !pool.take(sizeClassOf(chunk), longs, ints, chunk)) {
                 longs[chunk] = new long[(tailEnd - tailStart) * LONGS];
                 ints[chunk] = new int[(tailEnd - tailStart) * INTS];
             }
@@ -167,7 +166,7 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         if (pool != null) {
             for (int chunk = 0; chunk < longs.length; chunk++) {
                 if (longs[chunk] != null) {
-                    pool.give(Math.min(chunk, GROWING_CHUNKS), longs[chunk], ints[chunk]);
+                    pool.give(sizeClassOf(chunk), longs[chunk], ints[chunk]);
                 }
             }
         }
@@ -230,6 +229,11 @@ final class PackedEvents extends AbstractList<PacketEvent> implements RandomAcce
         private static long bytesOf(long[] l, int[] w) {
             return 8L * l.length + 4L * w.length;
         }
+    }
+
+    /** Chunks of one size class have one capacity: the handshake's, a growing chunk's, or the last size's. */
+    private static int sizeClassOf(int chunk) {
+        return Math.min(chunk, GROWING_CHUNKS);
     }
 
     private static int capacityOf(int chunk) {
