@@ -77,7 +77,7 @@ class ConnectionAssemblyFunctionTest {
         send(c.syn(1000), c.syn(2000), c.syn(4000));
         assertEquals(List.of(0, 1), List.of(harness.numKeyedStateEntries(), harness.numEventTimeTimers()), "only the sweep's timer");
         harness.processWatermark(new Watermark(124_000));
-        List<DeadLetter> dead = harness.getSideOutput(ConnectionAssemblyFunction.REJECTED).stream().map(StreamRecord::getValue).toList();
+        List<DeadLetter> dead = deadLetters(harness);
         assertEquals(List.of("half_open_connection"), dead.stream().map(DeadLetter::reason).toList());
         assertEquals("3 packet(s) 10.0.0.1:40000 > 10.0.0.2:80, no payload and no handshake completed", dead.get(0).detail());
         assertEquals(List.of(0, 0, 0), List.of(harness.extractOutputValues().size(), harness.numKeyedStateEntries(), harness.numEventTimeTimers()));
@@ -151,8 +151,7 @@ class ConnectionAssemblyFunctionTest {
             Conversation next = new Conversation("sensor", portOn(subtask), 7, 0);
             send(h, next.request(3030));
             h.processWatermark(new Watermark(122_500));
-            var rejected = h.getSideOutput(ConnectionAssemblyFunction.REJECTED);
-            List<String> dead = rejected == null ? List.of() : rejected.stream().map(r -> r.getValue().detail()).sorted().toList();
+            List<String> dead = deadLetters(h).stream().map(DeadLetter::detail).sorted().toList();
             assertEquals(expected.get(subtask), dead, "instance " + subtask);
             h.close();
         }
@@ -186,8 +185,13 @@ class ConnectionAssemblyFunctionTest {
     }
 
     private static List<String> reasons(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FinishedConnection> h) {
+        return deadLetters(h).stream().map(DeadLetter::reason).toList();
+    }
+
+    /** What the instance rejected so far (none before its first rejection makes the side output). */
+    private static List<DeadLetter> deadLetters(KeyedOneInputStreamOperatorTestHarness<String, PacketEvent, FinishedConnection> h) {
         var rejected = h.getSideOutput(ConnectionAssemblyFunction.REJECTED);
-        return rejected == null ? List.of() : rejected.stream().map(r -> r.getValue().reason()).toList();
+        return rejected == null ? List.of() : rejected.stream().map(StreamRecord::getValue).toList();
     }
 
     private void send(PacketEvent... events) throws Exception {
