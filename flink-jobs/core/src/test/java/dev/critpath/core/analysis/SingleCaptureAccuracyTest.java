@@ -42,7 +42,8 @@ class SingleCaptureAccuracyTest {
 
     /**
      * Checks that still fail, each with why (docs/accuracy.md): mode/scenario/client port/check.
-     * Each is asserted to fail, so a fix that closes one must take it off this list.
+     * Each is asserted to fail, so a fix that closes one must take it off this list. OneCaptureCeilingTest
+     * shows on the raw packets that the capture alone allows no better.
      */
     private static final Map<String, String> KNOWN_GAPS = Map.ofEntries(
             Map.entry("server_side/jitter/54692/propagation", "up to 10 ms of jitter each way, a packet never overtaking the one before: each way's least, timed apart by the client's stamps, adds up to 44.4 ms against two captures' 41.6 ms (no quicker way there shows in stamps of packets the path holds behind the first of their burst): 7 % over"),
