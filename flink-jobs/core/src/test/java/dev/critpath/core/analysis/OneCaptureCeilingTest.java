@@ -58,29 +58,30 @@ class OneCaptureCeilingTest {
     @Test
     void theServersCaptureCountsTheClientsIpIdsForItsAcksWithNoneLeftForALostFin() throws Exception {
         Path dir = Repo.testdata("lab").resolve("slow-uplink");
-        List<RawPacket> atServer = packets(dir.resolve("server.pcap"), 42150);
+        int client = 42150;
+        List<RawPacket> atServer = packets(dir.resolve("server.pcap"), client);
         RawPacket fin = null;
         RawPacket lastAck = null;
         for (RawPacket p : atServer) {
-            if (p.srcPort == 42150 && (p.flags & TcpFlags.FIN) != 0) {
+            if (p.srcPort == client && (p.flags & TcpFlags.FIN) != 0) {
                 fin = p;
                 break;
             }
-            if (p.srcPort == 42150) {
+            if (p.srcPort == client) {
                 lastAck = p;
             }
         }
         assertTrue(fin != null && lastAck != null, "the client's FIN and an ACK before it in the server's capture");
         long owed = 0;
         for (RawPacket p : atServer) {
-            if (p.dstPort == 42150 && p.payloadLen > 0 && p.tsUs < fin.tsUs && seqAfter(p.seq + p.payloadLen, lastAck.ack)) {
+            if (p.dstPort == client && p.payloadLen > 0 && p.tsUs < fin.tsUs && seqAfter(p.seq + p.payloadLen, lastAck.ack)) {
                 owed++;
             }
         }
         int skipped = ((fin.ipId - lastAck.ipId) & 0xffff) - 1;
         assertEquals(owed, skipped, "IP ids skipped before the FIN, against the segments the last captured ACK left unacknowledged");
-        List<RawPacket> atClient = packets(dir.resolve("client.pcap"), 42150);
-        assertEquals(2, atClient.stream().filter(p -> p.srcPort == 42150 && (p.flags & TcpFlags.FIN) != 0).count(),
+        List<RawPacket> atClient = packets(dir.resolve("client.pcap"), client);
+        assertEquals(2, atClient.stream().filter(p -> p.srcPort == client && (p.flags & TcpFlags.FIN) != 0).count(),
                 "the client's capture holds the FIN and its re-sent copy");
     }
 
@@ -113,8 +114,9 @@ class OneCaptureCeilingTest {
             }
             long stampedUs = ((p.tsval - firstStamp) & 0xffffffffL) * STAMP_TICK_US; // up to the clocks' offset, which cancels in the sum
             back = Math.min(back, p.tsUs - stampedUs);
+            boolean syn = (p.flags & TcpFlags.SYN) != 0; // a SYN cookie's stamp is up to 64 ticks old: it times no way there
             Long echoed = firstWithStamp.get(p.tsecr);
-            Long acked = (p.flags & TcpFlags.SYN) == 0 && (p.flags & TcpFlags.ACK) != 0 ? firstEndingAt.get(p.ack) : null;
+            Long acked = !syn && (p.flags & TcpFlags.ACK) != 0 ? firstEndingAt.get(p.ack) : null;
             long named = Long.MIN_VALUE;
             for (Long sent : new Long[] {echoed, acked}) {
                 if (sent != null && sent < p.tsUs) {
@@ -122,7 +124,7 @@ class OneCaptureCeilingTest {
                     named = Math.max(named, sent);
                 }
             }
-            if (named != Long.MIN_VALUE && (p.flags & TcpFlags.SYN) == 0) {
+            if (named != Long.MIN_VALUE && !syn) {
                 there = Math.min(there, stampedUs + STAMP_TICK_US - named);
             }
         }
